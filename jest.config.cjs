@@ -1,0 +1,13 @@
+const { createCjsPreset } = require('jest-preset-angular/presets');
+
+/** @type {import('jest').Config} */
+module.exports = {
+  ...createCjsPreset({ tsconfig: '<rootDir>/tsconfig.spec.json' }),
+  setupFilesAfterEnv: ['<rootDir>/setup-jest.ts'],
+  roots: ['<rootDir>/projects'],
+  modulePathIgnorePatterns: ['<rootDir>/dist'],
+  moduleNameMapper: {
+    '^ngx-token-refresh$': '<rootDir>/projects/ngx-token-refresh/src/public-api.ts',
+    '^ngx-token-refresh/testing$': '<rootDir>/projects/ngx-token-refresh/testing/src/public-api.ts',
+  },
+};

@@ -1,0 +1,51 @@
+/** Stands in for the application's origin when it has none (server rendering without a request URL). */
+const UNKNOWN_ORIGIN = 'https://application.invalid/';
+
+/** Hosts that never leave the machine, so plain `http:` to them exposes no token on the wire. */
+const LOOPBACK_HOST = /^(?:localhost|[^/]+\.localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+/**
+ * Builds the test deciding whether a request URL may carry the access token: same origin as the
+ * application or one of `allowedOrigins`, and `https:` (or `http:` on a loopback host). URLs are
+ * resolved the way the browser resolves them, so protocol-relative (`//evil.example`) and backslash
+ * tricks (`/\evil.example`) are judged by where they really go.
+ *
+ * @param allowedOrigins extra origins, as exact strings or patterns tested against the origin.
+ * @param baseHref the application's own URL (`document.location.href`), if it has one.
+ */
+export function createTokenUrlPolicy(
+  allowedOrigins: readonly (string | RegExp)[],
+  baseHref: string | undefined,
+): (url: string) => boolean {
+  const base = parseUrl(baseHref ?? UNKNOWN_ORIGIN) ?? new URL(UNKNOWN_ORIGIN);
+  const exact = new Set<string>();
+  // Sticky and global flags make `test` stateful; the copies are used for plain matching.
+  const patterns: RegExp[] = [];
+  for (const origin of allowedOrigins) {
+    if (typeof origin === 'string') {
+      const parsed = parseUrl(origin);
+      if (parsed) exact.add(parsed.origin);
+    } else {
+      patterns.push(new RegExp(origin.source, origin.flags.replace(/[gy]/g, '')));
+    }
+  }
+  const isSecure = (url: URL) => url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOST.test(url.hostname));
+  const baseAllowed = isSecure(base);
+
+  return (url) => {
+    // Fast path for the common root-relative URL; `//` and `/\` would leave the origin.
+    if (url.charCodeAt(0) === 47 /* / */ && url[1] !== '/' && url[1] !== '\\') return baseAllowed;
+    const target = parseUrl(url, base);
+    if (!target || !isSecure(target)) return false;
+    const origin = target.origin;
+    return origin === base.origin || exact.has(origin) || patterns.some((pattern) => pattern.test(origin));
+  };
+}
+
+function parseUrl(url: string, base?: URL): URL | null {
+  try {
+    return new URL(url, base);
+  } catch {
+    return null;
+  }
+}

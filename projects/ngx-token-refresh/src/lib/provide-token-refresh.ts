@@ -1,0 +1,41 @@
+import { type EnvironmentProviders, InjectionToken, makeEnvironmentProviders } from '@angular/core';
+
+import { type TokenRefreshController, createTokenRefreshInterceptor } from './create-token-refresh-interceptor';
+import { resolveTokenRefreshOptions } from './resolve-token-refresh-options';
+import type { TokenRefreshOptions } from './token-refresh-options';
+
+/** The controller registered by {@link provideTokenRefresh}; one per injector that provides it. */
+export const TOKEN_REFRESH_CONTROLLER = new InjectionToken<TokenRefreshController>(
+  typeof ngDevMode !== 'undefined' && ngDevMode ? 'TOKEN_REFRESH_CONTROLLER' : '',
+);
+
+/**
+ * Registers a token-refresh interceptor with these options, for {@link tokenRefreshInterceptor} and
+ * {@link injectTokenRefresh}. Same behaviour as {@link createTokenRefreshInterceptor} (it builds on
+ * it), but each application gets its own controller, so `injectTokenRefresh().eject()` affects only
+ * that application.
+ *
+ * @usageNotes
+ * ```ts
+ * bootstrapApplication(App, {
+ *   providers: [
+ *     provideHttpClient(withInterceptors([tokenRefreshInterceptor])),
+ *     provideTokenRefresh({
+ *       refreshApiCall: () =>
+ *         inject(HttpClient).post('/auth/refresh', null, { observe: 'response', withCredentials: true }),
+ *       extractToken: (response) => (response.body as { accessToken: string }).accessToken,
+ *       onRefreshFailure: () => inject(Router).navigate(['/login']),
+ *     }),
+ *   ],
+ * });
+ * ```
+ *
+ * @throws in dev mode, when an option is missing or invalid; the message names the option.
+ */
+export function provideTokenRefresh(options: TokenRefreshOptions): EnvironmentProviders {
+  // Validate now, where the stack points at the app's configuration, not at the first request.
+  resolveTokenRefreshOptions(options);
+  return makeEnvironmentProviders([
+    { provide: TOKEN_REFRESH_CONTROLLER, useFactory: () => createTokenRefreshInterceptor(options) },
+  ]);
+}

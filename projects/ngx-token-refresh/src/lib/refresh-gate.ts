@@ -1,0 +1,275 @@
+import {
+  HttpContext,
+  HttpErrorResponse,
+  type HttpEvent,
+  type HttpHandlerFn,
+  type HttpRequest,
+  type HttpResponse,
+} from '@angular/common/http';
+import { DOCUMENT, ErrorHandler, type Injector, runInInjectionContext, signal } from '@angular/core';
+import { BehaviorSubject, type Observable, Subject, Subscription, filter, from, switchMap, take, throwError, catchError } from 'rxjs';
+
+import { createTokenUrlPolicy } from './create-token-url-policy';
+import type { ResolvedTokenRefreshOptions } from './resolve-token-refresh-options';
+import { SKIP_TOKEN_REFRESH } from './skip-token-refresh';
+import { TokenRefreshError } from './token-refresh-error';
+import type { TokenRefreshEvent } from './token-refresh-event';
+import { TOKEN_REFRESH_RETRY_COUNT } from './token-refresh-retry-count';
+import type { TokenRefreshState } from './token-refresh-state';
+
+type RefreshOutcome =
+  | { readonly ok: true; readonly token: string; readonly response: HttpResponse<unknown> }
+  | { readonly ok: false; readonly error: unknown };
+
+/** Switches shared by every application that uses one controller. */
+export interface GateSwitch {
+  readonly isEjected: () => boolean;
+  readonly eject: () => void;
+  readonly reinstate: () => void;
+}
+
+const isSettled = (outcome: RefreshOutcome | null): outcome is RefreshOutcome => outcome !== null;
+
+/** Anything but visible ASCII would break the header or hint at a mistake such as `'Bearer x'`. */
+const USABLE_TOKEN = /^[\x21-\x7e]+$/;
+
+/**
+ * The refresh lock, queue and current token of one controller in one application. Created and
+ * destroyed with the application's root injector, so applications never share a refresh.
+ *
+ * The gate is a subject per refresh ("wave"): requests failing while it is open wait on it with
+ * `filter`/`take(1)`/`switchMap`. Unlike the usual `BehaviorSubject<string | null>` pattern, the
+ * subject carries failures too (so waiters never hang), the refresh is subscribed by the gate and not
+ * by the request that started it (so cancelling that request cannot cancel the refresh), and an
+ * epoch counter recognises 401s that belong to a token replaced in the meantime.
+ */
+export class RefreshGate implements TokenRefreshState {
+  private readonly refreshing = signal(false);
+  private readonly currentToken = signal<string | null>(null);
+  private readonly eventSubject = new Subject<TokenRefreshEvent>();
+
+  readonly isRefreshing = this.refreshing.asReadonly();
+  readonly token = this.currentToken.asReadonly();
+  readonly events = this.eventSubject.asObservable();
+
+  /** The refresh in flight, or `null` when idle. */
+  private wave: BehaviorSubject<RefreshOutcome | null> | null = null;
+  private waveSubscription: Subscription | null = null;
+  /** Plain copy of the token: signal reads inside an `effect` would make it track the interceptor. */
+  private tokenValue: string | null = null;
+  /** Bumped whenever the token changes, so a request knows whether its 401 is about an older token. */
+  private epoch = 0;
+  /** Above 0 while `refreshApiCall` runs: requests arriving then are the refresh call itself. */
+  private refreshCallDepth = 0;
+  private readonly isAllowedUrl: (url: string) => boolean;
+  private readonly errorHandler: ErrorHandler | null;
+
+  constructor(
+    private readonly options: ResolvedTokenRefreshOptions,
+    private readonly switches: GateSwitch,
+    private readonly injector: Injector,
+  ) {
+    this.isAllowedUrl = createTokenUrlPolicy(options.allowedOrigins, injector.get(DOCUMENT, null)?.location?.href);
+    this.errorHandler = injector.get(ErrorHandler, null);
+  }
+
+  intercept(request: HttpRequest<unknown>, next: HttpHandlerFn): Observable<HttpEvent<unknown>> {
+    if (this.refreshCallDepth > 0 || request.context.get(SKIP_TOKEN_REFRESH) || !this.isAllowedUrl(request.url)) {
+      return next(request);
+    }
+    const sentEpoch = this.epoch;
+    const wave = this.wave;
+    if (wave) {
+      // The token this request would carry is known to be rejected: wait for the new one instead of
+      // paying a round trip for a certain 401. After a failed refresh it goes out unchanged (it may
+      // not need a token at all), and its 401 then ends at the caller without another refresh.
+      this.emit({ type: 'requestHeld', request });
+      return wave.pipe(
+        filter(isSettled),
+        take(1),
+        switchMap((outcome) =>
+          this.send(outcome.ok ? this.options.setAuthHeader(request, outcome.token) : request, next, 0, sentEpoch),
+        ),
+      );
+    }
+    const token = this.tokenValue;
+    const outgoing = this.options.attachToken && token !== null ? this.options.setAuthHeader(request, token) : request;
+    return this.send(outgoing, next, 0, sentEpoch);
+  }
+
+  setToken(token: string | null): void {
+    this.updateToken(token);
+  }
+
+  eject(): void {
+    this.switches.eject();
+  }
+
+  reinstate(): void {
+    this.switches.reinstate();
+  }
+
+  /** Ends a refresh in flight when the application is destroyed; its waiters go with the app. */
+  destroy(): void {
+    this.waveSubscription?.unsubscribe();
+    this.wave = null;
+    this.eventSubject.complete();
+  }
+
+  private send(
+    request: HttpRequest<unknown>,
+    next: HttpHandlerFn,
+    retries: number,
+    sentEpoch: number,
+  ): Observable<HttpEvent<unknown>> {
+    return next(request).pipe(
+      catchError((error: unknown) =>
+        error instanceof HttpErrorResponse &&
+        retries < this.options.maxRetryCount &&
+        this.options.statusCodes.includes(error.status) &&
+        !this.switches.isEjected()
+          ? this.recover(request, next, retries, sentEpoch, error)
+          : throwError(() => error),
+      ),
+    );
+  }
+
+  private recover(
+    request: HttpRequest<unknown>,
+    next: HttpHandlerFn,
+    retries: number,
+    sentEpoch: number,
+    error: HttpErrorResponse,
+  ): Observable<HttpEvent<unknown>> {
+    if (!this.wave && this.epoch !== sentEpoch) {
+      // The token changed after this request left, so its 401 is about an older token: repeat it
+      // with the current one, or, if the last refresh failed (no token), let the caller have it.
+      const token = this.tokenValue;
+      return token !== null ? this.retry(request, next, retries, token) : throwError(() => error);
+    }
+    this.emit({ type: 'requestQueued', request, status: error.status });
+    const wave = this.wave ?? this.startRefresh(request);
+    return wave.pipe(
+      filter(isSettled),
+      take(1),
+      switchMap((outcome) =>
+        outcome.ok ? this.retry(request, next, retries, outcome.token) : throwError(() => outcome.error),
+      ),
+    );
+  }
+
+  private retry(
+    request: HttpRequest<unknown>,
+    next: HttpHandlerFn,
+    retries: number,
+    token: string,
+  ): Observable<HttpEvent<unknown>> {
+    const attempt = retries + 1;
+    // A fresh context: the caller's context object may be shared with other requests.
+    const context = new HttpContext();
+    for (const key of request.context.keys()) context.set(key, request.context.get(key));
+    const repeated = this.options.setAuthHeader(
+      request.clone({ context: context.set(TOKEN_REFRESH_RETRY_COUNT, attempt) }),
+      token,
+    );
+    this.emit({ type: 'requestRetried', request: repeated, attempt });
+    return this.send(repeated, next, attempt, this.epoch);
+  }
+
+  private startRefresh(trigger: HttpRequest<unknown>): BehaviorSubject<RefreshOutcome | null> {
+    // A subject of its own per refresh, so a new refresh started from inside the release of the
+    // previous one (a repeat failing again at once) can never hand its outcome to older waiters.
+    const wave = new BehaviorSubject<RefreshOutcome | null>(null);
+    // Owned here, not by the triggering request: unsubscribing that request never cancels the refresh.
+    const subscription = new Subscription();
+    this.wave = wave;
+    this.waveSubscription = subscription;
+    this.refreshing.set(true);
+    this.emit({ type: 'refreshStarted', request: trigger });
+
+    const settle = (outcome: RefreshOutcome) => {
+      if (subscription.closed) return;
+      subscription.unsubscribe();
+      this.finish(wave, outcome);
+    };
+
+    const { refreshTimeout } = this.options;
+    if (refreshTimeout !== Infinity) {
+      const timer = setTimeout(
+        () => settle({ ok: false, error: new TokenRefreshError('Timeout', `the refresh took longer than ${refreshTimeout} ms`) }),
+        refreshTimeout,
+      );
+      subscription.add(() => clearTimeout(timer));
+    }
+
+    this.refreshCallDepth++;
+    try {
+      subscription.add(
+        from(runInInjectionContext(this.injector, this.options.refreshApiCall)).subscribe({
+          next: (response) => settle(this.readToken(response)),
+          error: (error: unknown) => settle({ ok: false, error }),
+          complete: () =>
+            settle({ ok: false, error: new TokenRefreshError('NoResponse', 'refreshApiCall completed without a response') }),
+        }),
+      );
+    } catch (error) {
+      settle({ ok: false, error });
+    } finally {
+      this.refreshCallDepth--;
+    }
+    return wave;
+  }
+
+  private readToken(response: HttpResponse<unknown>): RefreshOutcome {
+    let token: unknown;
+    try {
+      token = this.options.extractToken(response);
+    } catch (error) {
+      return { ok: false, error };
+    }
+    if (typeof token === 'string' && USABLE_TOKEN.test(token)) return { ok: true, token, response };
+    const found = typeof token === 'string' ? (token === '' ? 'an empty string' : 'a string with spaces or control characters') : String(token);
+    return {
+      ok: false,
+      error: new TokenRefreshError('EmptyToken', `extractToken returned ${found} instead of a token`),
+    };
+  }
+
+  private finish(wave: BehaviorSubject<RefreshOutcome | null>, outcome: RefreshOutcome): void {
+    this.wave = null;
+    this.waveSubscription = null;
+    this.updateToken(outcome.ok ? outcome.token : null);
+    this.refreshing.set(false);
+    // Callbacks run before the queue is released: a token stored by onRefreshSuccess is in place for
+    // the repeats, and onRefreshFailure can clear the session before callers see their errors.
+    if (outcome.ok) {
+      this.emit({ type: 'refreshSucceeded' });
+      this.notify(() => this.options.onRefreshSuccess?.(outcome.token, outcome.response));
+    } else {
+      this.emit({ type: 'refreshFailed', error: outcome.error });
+      this.notify(() => this.options.onRefreshFailure?.(outcome.error));
+    }
+    wave.next(outcome);
+    wave.complete();
+  }
+
+  private updateToken(token: string | null): void {
+    this.tokenValue = token;
+    this.currentToken.set(token);
+    this.epoch++;
+  }
+
+  /** A throwing callback is the app's bug: report it, but never let it strand the queue. */
+  private notify(callback: () => void): void {
+    try {
+      runInInjectionContext(this.injector, callback);
+    } catch (error) {
+      if (this.errorHandler) this.errorHandler.handleError(error);
+      else console.error(error);
+    }
+  }
+
+  private emit(event: TokenRefreshEvent): void {
+    if (this.eventSubject.observed) this.eventSubject.next(event);
+  }
+}

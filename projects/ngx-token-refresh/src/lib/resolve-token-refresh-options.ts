@@ -1,0 +1,85 @@
+import type { HttpRequest, HttpResponse } from '@angular/common/http';
+import type { ObservableInput } from 'rxjs';
+
+import type { TokenRefreshOptions } from './token-refresh-options';
+
+/** {@link TokenRefreshOptions} with every default filled in. */
+export interface ResolvedTokenRefreshOptions {
+  readonly refreshApiCall: () => ObservableInput<HttpResponse<unknown>>;
+  readonly extractToken: (response: HttpResponse<unknown>) => string;
+  readonly setAuthHeader: (request: HttpRequest<unknown>, token: string) => HttpRequest<unknown>;
+  readonly statusCodes: readonly number[];
+  readonly maxRetryCount: number;
+  readonly onRefreshSuccess: ((token: string, response: HttpResponse<unknown>) => void) | undefined;
+  readonly onRefreshFailure: ((error: unknown) => void) | undefined;
+  readonly refreshTimeout: number;
+  readonly attachToken: boolean;
+  readonly allowedOrigins: readonly (string | RegExp)[];
+}
+
+const setBearerToken = (request: HttpRequest<unknown>, token: string) =>
+  request.clone({ setHeaders: { Authorization: `Bearer ${token}` } });
+
+/**
+ * Fills in the defaults of {@link TokenRefreshOptions} and, in dev mode, rejects misuse with an
+ * error that names the option and the fix.
+ */
+export function resolveTokenRefreshOptions(options: TokenRefreshOptions): ResolvedTokenRefreshOptions {
+  if (typeof ngDevMode !== 'undefined' && ngDevMode) assertValidOptions(options);
+  return {
+    refreshApiCall: options.refreshApiCall,
+    extractToken: options.extractToken,
+    setAuthHeader: options.setAuthHeader ?? setBearerToken,
+    statusCodes: options.statusCodes ?? [401],
+    maxRetryCount: options.maxRetryCount ?? 1,
+    onRefreshSuccess: options.onRefreshSuccess,
+    onRefreshFailure: options.onRefreshFailure,
+    refreshTimeout: options.refreshTimeout ?? 30_000,
+    attachToken: options.attachToken ?? false,
+    allowedOrigins: options.allowedOrigins ?? [],
+  };
+}
+
+function assertValidOptions(options: TokenRefreshOptions): void {
+  const fail = (problem: string) => {
+    throw new Error(`ngx-token-refresh: ${problem} (check the options of createTokenRefreshInterceptor or provideTokenRefresh)`);
+  };
+  if (typeof options !== 'object' || options === null) fail('options must be an object with refreshApiCall and extractToken');
+  if (typeof options.refreshApiCall !== 'function') fail('refreshApiCall is required: a function returning the refresh response');
+  if (typeof options.extractToken !== 'function') fail('extractToken is required: a function reading the new token from the refresh response');
+  for (const name of ['setAuthHeader', 'onRefreshSuccess', 'onRefreshFailure'] as const) {
+    if (options[name] !== undefined && typeof options[name] !== 'function') fail(`${name} must be a function`);
+  }
+  const { statusCodes, maxRetryCount, refreshTimeout, attachToken, allowedOrigins } = options;
+  if (statusCodes !== undefined) {
+    if (!Array.isArray(statusCodes) || statusCodes.length === 0) fail('statusCodes must be a non-empty array, e.g. [401]');
+    for (const code of statusCodes) {
+      if (!Number.isInteger(code) || code < 100 || code > 599) fail(`statusCodes holds ${String(code)}, which is not an HTTP status (100-599)`);
+    }
+  }
+  if (maxRetryCount !== undefined && (!Number.isInteger(maxRetryCount) || maxRetryCount < 0)) {
+    fail(`maxRetryCount must be a whole number of 0 or more, got ${String(maxRetryCount)}`);
+  }
+  if (refreshTimeout !== undefined && (typeof refreshTimeout !== 'number' || Number.isNaN(refreshTimeout) || refreshTimeout <= 0)) {
+    fail(`refreshTimeout must be a number of milliseconds above 0 (or Infinity), got ${String(refreshTimeout)}`);
+  }
+  if (attachToken !== undefined && typeof attachToken !== 'boolean') fail('attachToken must be true or false');
+  if (allowedOrigins !== undefined) {
+    if (!Array.isArray(allowedOrigins)) fail('allowedOrigins must be an array of origins or regular expressions');
+    for (const origin of allowedOrigins) {
+      if (origin instanceof RegExp) continue;
+      if (typeof origin !== 'string' || !isOrigin(origin)) {
+        fail(`allowedOrigins holds ${JSON.stringify(origin)}, which is not an origin such as 'https://api.example.com'`);
+      }
+    }
+  }
+}
+
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.origin !== 'null' && url.origin === value.replace(/\/$/, '').toLowerCase();
+  } catch {
+    return false;
+  }
+}

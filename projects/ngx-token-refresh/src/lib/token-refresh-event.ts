@@ -1,0 +1,26 @@
+import type { HttpRequest } from '@angular/common/http';
+
+/**
+ * What the token-refresh interceptor did, as emitted by `TokenRefreshState.events`, for logging and
+ * for making the mechanism visible. Tokens are deliberately absent, so logging events never leaks
+ * one.
+ *
+ * - `refreshStarted`: a refresh call began, triggered by `request`'s failure.
+ * - `refreshSucceeded` / `refreshFailed`: the refresh ended (once per refresh).
+ * - `requestQueued`: `request` failed with `status` and waits for the refresh in flight.
+ * - `requestHeld`: `request` arrived while a refresh was in flight and waits for it before being
+ *   sent, instead of being sent with a token that is known to be rejected.
+ * - `requestRetried`: `request` is sent again (`attempt` counts from 1) with the new token.
+ *
+ * @usageNotes
+ * ```ts
+ * injectTokenRefresh().events.subscribe((event) => console.debug('[auth]', event.type));
+ * ```
+ */
+export type TokenRefreshEvent =
+  | { readonly type: 'refreshStarted'; readonly request: HttpRequest<unknown> }
+  | { readonly type: 'refreshSucceeded' }
+  | { readonly type: 'refreshFailed'; readonly error: unknown }
+  | { readonly type: 'requestQueued'; readonly request: HttpRequest<unknown>; readonly status: number }
+  | { readonly type: 'requestHeld'; readonly request: HttpRequest<unknown> }
+  | { readonly type: 'requestRetried'; readonly request: HttpRequest<unknown>; readonly attempt: number };

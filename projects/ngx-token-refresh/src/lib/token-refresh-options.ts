@@ -1,0 +1,94 @@
+import type { HttpRequest, HttpResponse } from '@angular/common/http';
+import type { ObservableInput } from 'rxjs';
+
+/**
+ * Configuration of a token-refresh interceptor, passed to {@link createTokenRefreshInterceptor} or
+ * {@link provideTokenRefresh}. Only `refreshApiCall` and `extractToken` are required.
+ *
+ * @usageNotes
+ * ```ts
+ * const options: TokenRefreshOptions = {
+ *   refreshApiCall: () =>
+ *     inject(HttpClient).post('/auth/refresh', null, { observe: 'response', withCredentials: true }),
+ *   extractToken: (response) => (response.body as { accessToken: string }).accessToken,
+ * };
+ * ```
+ */
+export interface TokenRefreshOptions {
+  /**
+   * Performs the refresh request and returns its response as an Observable or a Promise. It runs in
+   * the application's injection context, so `inject(HttpClient)` works; requests it sends are never
+   * handled by the refresh logic, even when they go through this very interceptor. Only the first
+   * value is used. Required.
+   *
+   * The request must be sent while `refreshApiCall` runs (an Observable subscribed to at once, or an
+   * `async` function that starts it before its first `await`). A request started later is not
+   * recognised as the refresh request; mark it with `SKIP_TOKEN_REFRESH` in that case.
+   *
+   * @example () => inject(HttpClient).post('/auth/refresh', null, { observe: 'response', withCredentials: true })
+   */
+  readonly refreshApiCall: () => ObservableInput<HttpResponse<unknown>>;
+
+  /**
+   * Reads the new access token from the refresh response. Throwing, or returning anything but a
+   * non-empty string, fails the refresh. Required.
+   *
+   * @example (response) => (response.body as { accessToken: string }).accessToken
+   */
+  readonly extractToken: (response: HttpResponse<unknown>) => string;
+
+  /**
+   * Writes the token into a (cloned) request. Called only for requests whose URL is allowed to carry
+   * the token (see `allowedOrigins`).
+   *
+   * Default: sets `Authorization: Bearer <token>`.
+   *
+   * @example (request, token) => request.clone({ setHeaders: { 'X-Access-Token': token } })
+   */
+  readonly setAuthHeader?: (request: HttpRequest<unknown>, token: string) => HttpRequest<unknown>;
+
+  /**
+   * Response statuses that trigger a refresh. Default: `[401]`.
+   */
+  readonly statusCodes?: readonly number[];
+
+  /**
+   * How many times one request may be repeated after a refresh. Past that, the request's own latest
+   * error reaches its caller. `0` turns refreshing off. Default: `1`.
+   */
+  readonly maxRetryCount?: number;
+
+  /**
+   * Called once per successful refresh, before the queued requests are repeated (so a token stored
+   * here is already in place for them).
+   */
+  readonly onRefreshSuccess?: (token: string, response: HttpResponse<unknown>) => void;
+
+  /**
+   * Called once per failed refresh, before the queued requests are rejected with the same error,
+   * e.g. to clear the session and navigate to the login page.
+   */
+  readonly onRefreshFailure?: (error: unknown) => void;
+
+  /**
+   * Milliseconds a refresh may take before it fails with a `TokenRefreshError` of code `Timeout`.
+   * `Infinity` waits forever. Default: `30000`.
+   */
+  readonly refreshTimeout?: number;
+
+  /**
+   * Attach the current token (the last one refreshed, or set with `TokenRefreshState.setToken`) to
+   * every outgoing request whose URL is allowed to carry it. Leave it off when another interceptor
+   * already attaches your token. Default: `false`.
+   */
+  readonly attachToken?: boolean;
+
+  /**
+   * Origins, besides the application's own, whose requests the interceptor manages: only these get a
+   * token written into them, and only their failures trigger a refresh. Strings are exact origins
+   * (`'https://api.example.com'`), regular expressions are tested against the origin. Whatever is
+   * listed, a token is never written to plain `http:` except on localhost. Default: `[]` (same-origin
+   * and relative URLs only).
+   */
+  readonly allowedOrigins?: readonly (string | RegExp)[];
+}

@@ -1,0 +1,46 @@
+import type { Signal } from '@angular/core';
+import type { Observable } from 'rxjs';
+
+import type { TokenRefreshEvent } from './token-refresh-event';
+
+/**
+ * The refresh state of one token-refresh interceptor in one application, as returned by
+ * {@link injectTokenRefresh}. Each application (each root injector) has its own: its own lock, queue
+ * and token.
+ *
+ * @usageNotes
+ * ```ts
+ * const refresh = injectTokenRefresh();
+ * readonly busy = refresh.isRefreshing; // for a spinner
+ * login(token: string) { refresh.setToken(token); }
+ * ```
+ */
+export interface TokenRefreshState {
+  /** `true` while a refresh call is in flight. */
+  readonly isRefreshing: Signal<boolean>;
+
+  /**
+   * The current access token: the last one a refresh produced, or the one given to `setToken`.
+   * `null` before any, and after a failed refresh.
+   */
+  readonly token: Signal<string | null>;
+
+  /** What the interceptor does, for logging or display. Emits only for this application. */
+  readonly events: Observable<TokenRefreshEvent>;
+
+  /**
+   * Sets the current token, e.g. after login (a token) or logout (`null`). A 401 that comes back
+   * afterwards for a request sent before is repeated with this token instead of starting a refresh.
+   */
+  setToken(token: string | null): void;
+
+  /**
+   * Turns the interceptor into a pass-through (e.g. at logout). For a controller from
+   * `createTokenRefreshInterceptor` this ejects the controller everywhere it is used; with
+   * `provideTokenRefresh` each application has its own controller.
+   */
+  eject(): void;
+
+  /** Undoes {@link eject}. */
+  reinstate(): void;
+}
