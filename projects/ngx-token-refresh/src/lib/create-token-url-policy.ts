@@ -29,7 +29,8 @@ export function createTokenUrlPolicy(
       patterns.push(new RegExp(origin.source, origin.flags.replace(/[gy]/g, '')));
     }
   }
-  const isSecure = (url: URL) => url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOST.test(url.hostname));
+  const isSecure = (url: URL) =>
+    url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOST.test(url.hostname));
   const baseAllowed = isSecure(base);
 
   return (url) => {

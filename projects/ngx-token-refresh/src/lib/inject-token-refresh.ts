@@ -28,9 +28,8 @@ export function injectTokenRefresh(options?: {
   if (!options?.injector) assertInInjectionContext(injectTokenRefresh);
   const injector = options?.injector ?? inject(Injector);
   return runInInjectionContext(injector, () => {
-    const controller = (options?.controller ?? inject(TOKEN_REFRESH_CONTROLLER, { optional: true })) as
-      | InternalTokenRefreshController
-      | null;
+    const controller = (options?.controller ??
+      inject(TOKEN_REFRESH_CONTROLLER, { optional: true })) as InternalTokenRefreshController | null;
     if (typeof controller?.[CONTROLLER_GATE] !== 'function') {
       throw new Error(
         options?.controller

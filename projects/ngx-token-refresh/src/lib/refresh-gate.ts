@@ -7,7 +7,18 @@ import {
   type HttpResponse,
 } from '@angular/common/http';
 import { DOCUMENT, ErrorHandler, type Injector, runInInjectionContext, signal } from '@angular/core';
-import { BehaviorSubject, type Observable, Subject, Subscription, filter, from, switchMap, take, throwError, catchError } from 'rxjs';
+import {
+  BehaviorSubject,
+  type Observable,
+  Subject,
+  Subscription,
+  filter,
+  from,
+  switchMap,
+  take,
+  throwError,
+  catchError,
+} from 'rxjs';
 
 import { createTokenUrlPolicy } from './create-token-url-policy';
 import type { ResolvedTokenRefreshOptions } from './resolve-token-refresh-options';
@@ -196,7 +207,11 @@ export class RefreshGate implements TokenRefreshState {
     const { refreshTimeout } = this.options;
     if (refreshTimeout !== Infinity) {
       const timer = setTimeout(
-        () => settle({ ok: false, error: new TokenRefreshError('Timeout', `the refresh took longer than ${refreshTimeout} ms`) }),
+        () =>
+          settle({
+            ok: false,
+            error: new TokenRefreshError('Timeout', `the refresh took longer than ${refreshTimeout} ms`),
+          }),
         refreshTimeout,
       );
       subscription.add(() => clearTimeout(timer));
@@ -209,7 +224,10 @@ export class RefreshGate implements TokenRefreshState {
           next: (response) => settle(this.readToken(response)),
           error: (error: unknown) => settle({ ok: false, error }),
           complete: () =>
-            settle({ ok: false, error: new TokenRefreshError('NoResponse', 'refreshApiCall completed without a response') }),
+            settle({
+              ok: false,
+              error: new TokenRefreshError('NoResponse', 'refreshApiCall completed without a response'),
+            }),
         }),
       );
     } catch (error) {
@@ -228,7 +246,12 @@ export class RefreshGate implements TokenRefreshState {
       return { ok: false, error };
     }
     if (typeof token === 'string' && USABLE_TOKEN.test(token)) return { ok: true, token, response };
-    const found = typeof token === 'string' ? (token === '' ? 'an empty string' : 'a string with spaces or control characters') : String(token);
+    const found =
+      typeof token === 'string'
+        ? token === ''
+          ? 'an empty string'
+          : 'a string with spaces or control characters'
+        : String(token);
     return {
       ok: false,
       error: new TokenRefreshError('EmptyToken', `extractToken returned ${found} instead of a token`),
@@ -249,8 +272,9 @@ export class RefreshGate implements TokenRefreshState {
       this.emit({ type: 'refreshFailed', error: outcome.error });
       this.notify(() => this.options.onRefreshFailure?.(outcome.error));
     }
+    // Not completed: a completed BehaviorSubject would not replay the outcome to the request that
+    // started a refresh which settled synchronously, before that request began to wait.
     wave.next(outcome);
-    wave.complete();
   }
 
   private updateToken(token: string | null): void {

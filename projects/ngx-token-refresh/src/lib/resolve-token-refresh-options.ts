@@ -42,25 +42,35 @@ export function resolveTokenRefreshOptions(options: TokenRefreshOptions): Resolv
 
 function assertValidOptions(options: TokenRefreshOptions): void {
   const fail = (problem: string) => {
-    throw new Error(`ngx-token-refresh: ${problem} (check the options of createTokenRefreshInterceptor or provideTokenRefresh)`);
+    throw new Error(
+      `ngx-token-refresh: ${problem} (check the options of createTokenRefreshInterceptor or provideTokenRefresh)`,
+    );
   };
-  if (typeof options !== 'object' || options === null) fail('options must be an object with refreshApiCall and extractToken');
-  if (typeof options.refreshApiCall !== 'function') fail('refreshApiCall is required: a function returning the refresh response');
-  if (typeof options.extractToken !== 'function') fail('extractToken is required: a function reading the new token from the refresh response');
+  if (typeof options !== 'object' || options === null)
+    fail('options must be an object with refreshApiCall and extractToken');
+  if (typeof options.refreshApiCall !== 'function')
+    fail('refreshApiCall is required: a function returning the refresh response');
+  if (typeof options.extractToken !== 'function')
+    fail('extractToken is required: a function reading the new token from the refresh response');
   for (const name of ['setAuthHeader', 'onRefreshSuccess', 'onRefreshFailure'] as const) {
     if (options[name] !== undefined && typeof options[name] !== 'function') fail(`${name} must be a function`);
   }
   const { statusCodes, maxRetryCount, refreshTimeout, attachToken, allowedOrigins } = options;
   if (statusCodes !== undefined) {
-    if (!Array.isArray(statusCodes) || statusCodes.length === 0) fail('statusCodes must be a non-empty array, e.g. [401]');
+    if (!Array.isArray(statusCodes) || statusCodes.length === 0)
+      fail('statusCodes must be a non-empty array, e.g. [401]');
     for (const code of statusCodes) {
-      if (!Number.isInteger(code) || code < 100 || code > 599) fail(`statusCodes holds ${String(code)}, which is not an HTTP status (100-599)`);
+      if (!Number.isInteger(code) || code < 100 || code > 599)
+        fail(`statusCodes holds ${String(code)}, which is not an HTTP status (100-599)`);
     }
   }
   if (maxRetryCount !== undefined && (!Number.isInteger(maxRetryCount) || maxRetryCount < 0)) {
     fail(`maxRetryCount must be a whole number of 0 or more, got ${String(maxRetryCount)}`);
   }
-  if (refreshTimeout !== undefined && (typeof refreshTimeout !== 'number' || Number.isNaN(refreshTimeout) || refreshTimeout <= 0)) {
+  if (
+    refreshTimeout !== undefined &&
+    (typeof refreshTimeout !== 'number' || Number.isNaN(refreshTimeout) || refreshTimeout <= 0)
+  ) {
     fail(`refreshTimeout must be a number of milliseconds above 0 (or Infinity), got ${String(refreshTimeout)}`);
   }
   if (attachToken !== undefined && typeof attachToken !== 'boolean') fail('attachToken must be true or false');
@@ -69,7 +79,9 @@ function assertValidOptions(options: TokenRefreshOptions): void {
     for (const origin of allowedOrigins) {
       if (origin instanceof RegExp) continue;
       if (typeof origin !== 'string' || !isOrigin(origin)) {
-        fail(`allowedOrigins holds ${JSON.stringify(origin)}, which is not an origin such as 'https://api.example.com'`);
+        fail(
+          `allowedOrigins holds ${JSON.stringify(origin)}, which is not an origin such as 'https://api.example.com'`,
+        );
       }
     }
   }

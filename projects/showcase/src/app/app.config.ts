@@ -1,5 +1,10 @@
 import { HttpClient, provideHttpClient, withInterceptors } from '@angular/common/http';
-import { type ApplicationConfig, inject, provideBrowserGlobalErrorListeners, provideZonelessChangeDetection } from '@angular/core';
+import {
+  type ApplicationConfig,
+  inject,
+  provideBrowserGlobalErrorListeners,
+  provideZonelessChangeDetection,
+} from '@angular/core';
 import { provideTokenRefresh, tokenRefreshInterceptor } from 'ngx-token-refresh';
 
 /** The showcase's providers; the in-memory backend and pages arrive with the showcase issue. */
