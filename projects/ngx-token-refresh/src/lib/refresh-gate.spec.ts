@@ -1,0 +1,363 @@
+import { HttpClient, HttpErrorResponse, HttpResponse, provideHttpClient, withInterceptors } from '@angular/common/http';
+import { HttpTestingController, provideHttpClientTesting } from '@angular/common/http/testing';
+import { EnvironmentInjector, ErrorHandler, inject } from '@angular/core';
+import { TestBed } from '@angular/core/testing';
+import {
+  TOKEN_REFRESH_RETRY_COUNT,
+  TokenRefreshError,
+  type TokenRefreshEvent,
+  type TokenRefreshOptions,
+  createTokenRefreshInterceptor,
+  injectTokenRefresh,
+} from 'ngx-token-refresh';
+import { EMPTY, NEVER, type Observable, type Subscription, of } from 'rxjs';
+
+// Races and failure modes of refresh interceptors in the wild, each through the public API.
+describe('token refresh under races', () => {
+  afterEach(() => TestBed.inject(HttpTestingController).verify());
+
+  describe('stale 401', () => {
+    it('repeats a request whose 401 arrives after the refresh with the new token, without another refresh', () => {
+      const { http, httpTesting, refreshCount } = setup();
+      const early = track(http.get('/api/early'));
+      const late = track(http.get('/api/late'));
+      httpTesting.expectOne('/api/early').flush(null, UNAUTHORIZED);
+      httpTesting.expectOne('/auth/refresh').flush({ accessToken: 'new' });
+      httpTesting.expectOne('/api/early').flush('early');
+
+      // Sent with the old token before the refresh, answered only now.
+      httpTesting.expectOne('/api/late').flush(null, UNAUTHORIZED);
+
+      const repeat = httpTesting.expectOne('/api/late');
+      expect(repeat.request.headers.get('Authorization')).toBe('Bearer new');
+      repeat.flush('late');
+      expect(refreshCount()).toBe(1);
+      expect([early.value, late.value]).toEqual(['early', 'late']);
+    });
+
+    it('hands a stale 401 to its caller when the refresh in between failed, without another refresh', () => {
+      const { http, httpTesting, refreshCount } = setup();
+      track(http.get('/api/early'));
+      const late = track(http.get('/api/late'));
+      httpTesting.expectOne('/api/early').flush(null, UNAUTHORIZED);
+      httpTesting.expectOne('/auth/refresh').flush(null, UNAUTHORIZED);
+
+      httpTesting.expectOne('/api/late').flush({ own: true }, UNAUTHORIZED);
+
+      expect((late.error as HttpErrorResponse).error).toEqual({ own: true });
+      expect(refreshCount()).toBe(1);
+    });
+
+    it('repeats a 401 with a token set by setToken after the request left (e.g. a new login)', () => {
+      const { http, httpTesting, refreshCount, state } = setup();
+      track(http.get('/api/a'));
+      state().setToken('logged-in-again');
+
+      httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
+
+      expect(httpTesting.expectOne('/api/a').request.headers.get('Authorization')).toBe('Bearer logged-in-again');
+      expect(refreshCount()).toBe(0);
+    });
+  });
+
+  describe('cancellation', () => {
+    it('keeps the refresh alive when the request that started it unsubscribes; the others get the new token', () => {
+      const { http, httpTesting, refreshCount } = setup();
+      const starter = http.get('/api/starter').subscribe();
+      const other = track(http.get('/api/other'));
+      httpTesting.expectOne('/api/starter').flush(null, UNAUTHORIZED);
+      httpTesting.expectOne('/api/other').flush(null, UNAUTHORIZED);
+
+      starter.unsubscribe();
+
+      const refresh = httpTesting.expectOne('/auth/refresh');
+      expect(refresh.cancelled).toBe(false);
+      refresh.flush({ accessToken: 'new' });
+      httpTesting.expectNone('/api/starter');
+      httpTesting.expectOne('/api/other').flush('other');
+      expect(other.value).toBe('other');
+      expect(refreshCount()).toBe(1);
+    });
+
+    it('never sends a queued request whose caller unsubscribed', () => {
+      const { http, httpTesting } = setup();
+      track(http.get('/api/a'));
+      const leaving = http.get('/api/leaving').subscribe();
+      httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
+      httpTesting.expectOne('/api/leaving').flush(null, UNAUTHORIZED);
+
+      leaving.unsubscribe();
+      httpTesting.expectOne('/auth/refresh').flush({ accessToken: 'new' });
+
+      httpTesting.expectNone('/api/leaving');
+      httpTesting.expectOne('/api/a').flush('a');
+    });
+
+    it('never sends a held request whose caller unsubscribed', () => {
+      const { http, httpTesting } = setup();
+      track(http.get('/api/a'));
+      httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
+      const leaving = http.get('/api/held').subscribe();
+
+      leaving.unsubscribe();
+      httpTesting.expectOne('/auth/refresh').flush({ accessToken: 'new' });
+
+      httpTesting.expectNone('/api/held');
+      httpTesting.expectOne('/api/a').flush('a');
+    });
+
+    it('cancels a repeated request in flight when its caller unsubscribes', () => {
+      const { http, httpTesting } = setup();
+      let subscription: Subscription | undefined = http.get('/api/a').subscribe();
+      httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
+      httpTesting.expectOne('/auth/refresh').flush({ accessToken: 'new' });
+      const repeat = httpTesting.expectOne('/api/a');
+
+      subscription.unsubscribe();
+      subscription = undefined;
+
+      expect(repeat.cancelled).toBe(true);
+    });
+  });
+
+  describe('no hangs', () => {
+    it.each<[string, Partial<TokenRefreshOptions>, (error: unknown) => void]>([
+      [
+        'the refresh Observable completes without a value',
+        { refreshApiCall: () => EMPTY },
+        (error) => expect(error).toEqual(expect.objectContaining({ name: 'TokenRefreshError', code: 'NoResponse' })),
+      ],
+      [
+        'extractToken returns an empty string',
+        { refreshApiCall: () => of(new HttpResponse({ body: {} })), extractToken: () => '' },
+        (error) => expect((error as TokenRefreshError).code).toBe('EmptyToken'),
+      ],
+      [
+        'extractToken returns something that is not a string',
+        {
+          refreshApiCall: () => of(new HttpResponse({ body: {} })),
+          extractToken: () => undefined as unknown as string,
+        },
+        (error) => expect((error as TokenRefreshError).message).toMatch(/extractToken returned undefined/),
+      ],
+      [
+        'extractToken returns a header value instead of a token',
+        { refreshApiCall: () => of(new HttpResponse({ body: {} })), extractToken: () => 'Bearer abc' },
+        (error) => expect((error as TokenRefreshError).code).toBe('EmptyToken'),
+      ],
+    ])('fails the refresh, once, when %s', (_, overrides, check) => {
+      const onRefreshFailure = jest.fn();
+      const { http, httpTesting } = setup({ ...overrides, onRefreshFailure });
+      const result = track(http.get('/api/a'));
+
+      httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
+
+      expect(result.error).toBeInstanceOf(TokenRefreshError);
+      check(result.error);
+      expect(onRefreshFailure).toHaveBeenCalledTimes(1);
+      expect(onRefreshFailure).toHaveBeenCalledWith(result.error);
+    });
+
+    it('fails the refresh with the very error extractToken throws', () => {
+      const thrown = new SyntaxError('body is HTML');
+      const { http, httpTesting } = setup({
+        refreshApiCall: () => of(new HttpResponse({ body: '<html>' })),
+        extractToken: () => {
+          throw thrown;
+        },
+      });
+      const result = track(http.get('/api/a'));
+
+      httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
+
+      expect(result.error).toBe(thrown);
+    });
+
+    it('fails a refresh that never answers once refreshTimeout has passed, and frees the lock', () => {
+      jest.useFakeTimers();
+      try {
+        const onRefreshFailure = jest.fn();
+        let calls = 0;
+        const { http, httpTesting } = setup({
+          refreshTimeout: 5_000,
+          onRefreshFailure,
+          refreshApiCall: () => (++calls === 1 ? NEVER : of(new HttpResponse({ body: { accessToken: 'late' } }))),
+        });
+        const result = track(http.get('/api/a'));
+        httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
+
+        jest.advanceTimersByTime(4_999);
+        expect(result.settled).toBe(0);
+        jest.advanceTimersByTime(1);
+
+        expect((result.error as TokenRefreshError).code).toBe('Timeout');
+        expect(onRefreshFailure).toHaveBeenCalledTimes(1);
+        track(http.get('/api/b'));
+        httpTesting.expectOne('/api/b').flush(null, UNAUTHORIZED);
+        expect(httpTesting.expectOne('/api/b').request.headers.get('Authorization')).toBe('Bearer late');
+      } finally {
+        jest.useRealTimers();
+      }
+    });
+
+    it('settles when the refresh answers synchronously (no waiter misses the outcome)', () => {
+      const { http, httpTesting } = setup({
+        refreshApiCall: () => of(new HttpResponse({ body: { accessToken: 'sync' } })),
+      });
+      const result = track(http.get('/api/a'));
+
+      httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
+      httpTesting.expectOne('/api/a').flush('a');
+
+      expect(result.value).toBe('a');
+    });
+  });
+
+  describe('requests started while a refresh is in flight', () => {
+    it('holds them and sends them once, with the new token, without a second refresh', () => {
+      const { http, httpTesting, refreshCount } = setup();
+      track(http.get('/api/a'));
+      httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
+      const during = track(http.get('/api/during'));
+
+      httpTesting.expectNone('/api/during');
+      httpTesting.expectOne('/auth/refresh').flush({ accessToken: 'new' });
+
+      const sent = httpTesting.expectOne('/api/during');
+      expect(sent.request.headers.get('Authorization')).toBe('Bearer new');
+      expect(sent.request.context.get(TOKEN_REFRESH_RETRY_COUNT)).toBe(0);
+      sent.flush('during');
+      httpTesting.expectOne('/api/a').flush('a');
+      expect(during.value).toBe('during');
+      expect(refreshCount()).toBe(1);
+    });
+
+    it('sends them unchanged after a failed refresh, and a 401 then reaches the caller without a refresh', () => {
+      const { http, httpTesting, refreshCount } = setup();
+      track(http.get('/api/a'));
+      httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
+      const publicCall = track(http.get('/api/public'));
+      const privateCall = track(http.get('/api/private'));
+
+      httpTesting.expectOne('/auth/refresh').flush(null, UNAUTHORIZED);
+
+      const sentPublic = httpTesting.expectOne('/api/public');
+      expect(sentPublic.request.headers.has('Authorization')).toBe(false);
+      sentPublic.flush('open to all');
+      httpTesting.expectOne('/api/private').flush(null, UNAUTHORIZED);
+      expect(publicCall.value).toBe('open to all');
+      expect((privateCall.error as HttpErrorResponse).status).toBe(401);
+      expect(refreshCount()).toBe(1);
+    });
+  });
+
+  describe('observable state', () => {
+    it('shows a refresh in flight through isRefreshing and the current token through token', () => {
+      const { http, httpTesting, state } = setup();
+      const refresh = state();
+      expect(refresh.isRefreshing()).toBe(false);
+      expect(refresh.token()).toBeNull();
+      track(http.get('/api/a'));
+
+      httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
+      expect(refresh.isRefreshing()).toBe(true);
+      httpTesting.expectOne('/auth/refresh').flush({ accessToken: 'new' });
+
+      expect(refresh.isRefreshing()).toBe(false);
+      expect(refresh.token()).toBe('new');
+      httpTesting.expectOne('/api/a').flush('a');
+    });
+
+    it('clears the token after a failed refresh', () => {
+      const { http, httpTesting, state } = setup();
+      state().setToken('old');
+      track(http.get('/api/a'));
+      httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
+      httpTesting.expectOne('/auth/refresh').flush(null, UNAUTHORIZED);
+
+      expect(state().token()).toBeNull();
+    });
+
+    it('emits the story of a refresh as events, without the token', () => {
+      const { http, httpTesting, state } = setup();
+      const events: TokenRefreshEvent[] = [];
+      state().events.subscribe((event) => events.push(event));
+      track(http.get('/api/a'));
+      track(http.get('/api/b'));
+      httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
+      track(http.get('/api/c'));
+      httpTesting.expectOne('/api/b').flush(null, UNAUTHORIZED);
+      httpTesting.expectOne('/auth/refresh').flush({ accessToken: 'secret' });
+      for (const url of ['/api/a', '/api/b', '/api/c']) httpTesting.expectOne(url).flush(url);
+
+      expect(events.map((event) => `${event.type} ${'request' in event ? event.request.url : ''}`.trim())).toEqual([
+        'requestQueued /api/a',
+        'refreshStarted /api/a',
+        'requestHeld /api/c',
+        'requestQueued /api/b',
+        'refreshSucceeded',
+        'requestRetried /api/a',
+        'requestRetried /api/b',
+      ]);
+      expect(JSON.stringify(events.map(({ type }) => type))).not.toContain('secret');
+    });
+
+    it('reports a throwing callback to the ErrorHandler and still releases the queue', () => {
+      const failure = new Error('store is gone');
+      const { http, httpTesting } = setup({
+        onRefreshSuccess: () => {
+          throw failure;
+        },
+      });
+      const handleError = jest.spyOn(TestBed.inject(ErrorHandler), 'handleError').mockImplementation(() => undefined);
+      const result = track(http.get('/api/a'));
+      httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
+
+      httpTesting.expectOne('/auth/refresh').flush({ accessToken: 'new' });
+      httpTesting.expectOne('/api/a').flush('a');
+
+      expect(handleError).toHaveBeenCalledWith(failure);
+      expect(result.value).toBe('a');
+    });
+  });
+});
+
+const UNAUTHORIZED = { status: 401, statusText: 'Unauthorized' };
+
+/** A test bed whose HttpClient runs the interceptor in front of HttpTestingController. */
+function setup(overrides: Partial<TokenRefreshOptions> = {}) {
+  let refreshes = 0;
+  const refreshApiCall =
+    overrides.refreshApiCall ?? (() => inject(HttpClient).post('/auth/refresh', null, { observe: 'response' }));
+  const controller = createTokenRefreshInterceptor({
+    extractToken: (response) => (response.body as { accessToken: string }).accessToken,
+    ...overrides,
+    refreshApiCall: () => {
+      refreshes++;
+      return refreshApiCall();
+    },
+  });
+  TestBed.configureTestingModule({
+    providers: [provideHttpClient(withInterceptors([controller.interceptor])), provideHttpClientTesting()],
+  });
+  return {
+    http: TestBed.inject(HttpClient),
+    httpTesting: TestBed.inject(HttpTestingController),
+    refreshCount: () => refreshes,
+    state: () => injectTokenRefresh({ controller, injector: TestBed.inject(EnvironmentInjector) }),
+  };
+}
+
+/** Subscribes and records what the caller receives. */
+function track<T>(source: Observable<T>) {
+  const result: { value?: T; error?: unknown; settled: number } = { settled: 0 };
+  source.subscribe({
+    next: (value) => (result.value = value),
+    error: (error: unknown) => {
+      result.error = error;
+      result.settled++;
+    },
+    complete: () => result.settled++,
+  });
+  return result;
+}
