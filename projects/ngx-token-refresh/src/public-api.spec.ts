@@ -1,0 +1,41 @@
+/**
+ * @jest-environment node
+ */
+// Server rendering imports the library where `window` and `document` do not exist; merely importing
+// it must not reach for them (state is created per application, on first use).
+const BROWSER_GLOBALS = ['window', 'document', 'location', 'navigator', 'sessionStorage', 'localStorage'];
+
+describe('ngx-token-refresh entry points', () => {
+  // Angular and RxJS load first (they are not under test), so only the library's own modules run
+  // under the traps below.
+  beforeAll(() => {
+    require('@angular/core');
+    require('@angular/common/http');
+    require('rxjs');
+  });
+
+  it.each(['ngx-token-refresh', 'ngx-token-refresh/testing'])(
+    '%s can be imported without window or document',
+    (name) => {
+      const touched: string[] = [];
+      for (const global of BROWSER_GLOBALS) {
+        Object.defineProperty(globalThis, global, {
+          configurable: true,
+          get: () => {
+            touched.push(global);
+            return undefined;
+          },
+        });
+      }
+      try {
+        const exports = require(name) as Record<string, unknown>;
+        expect(Object.keys(exports).length).toBeGreaterThan(0);
+        expect(touched).toEqual([]);
+      } finally {
+        for (const global of BROWSER_GLOBALS) {
+          delete (globalThis as Record<string, unknown>)[global];
+        }
+      }
+    },
+  );
+});
