@@ -8,15 +8,13 @@ const BROWSER_GLOBALS = ['window', 'document', 'location', 'navigator', 'session
 describe('ngx-token-refresh entry points', () => {
   // Angular and RxJS load first (they are not under test), so only the library's own modules run
   // under the traps below.
-  beforeAll(() => {
-    require('@angular/core');
-    require('@angular/common/http');
-    require('rxjs');
+  beforeAll(async () => {
+    await Promise.all([import('@angular/core'), import('@angular/common/http'), import('rxjs')]);
   });
 
   it.each(['ngx-token-refresh', 'ngx-token-refresh/testing'])(
     '%s can be imported without window or document',
-    (name) => {
+    async (name) => {
       const touched: string[] = [];
       for (const global of BROWSER_GLOBALS) {
         Object.defineProperty(globalThis, global, {
@@ -28,8 +26,8 @@ describe('ngx-token-refresh entry points', () => {
         });
       }
       try {
-        const exports = require(name) as Record<string, unknown>;
-        expect(Object.keys(exports).length).toBeGreaterThan(0);
+        const entryPoint = (await import(name)) as Record<string, unknown>;
+        expect(Object.keys(entryPoint).length).toBeGreaterThan(0);
         expect(touched).toEqual([]);
       } finally {
         for (const global of BROWSER_GLOBALS) {

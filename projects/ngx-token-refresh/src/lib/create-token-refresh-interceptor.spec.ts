@@ -5,28 +5,26 @@ import {
   HttpErrorResponse,
   type HttpInterceptorFn,
   HttpResponse,
-  provideHttpClient,
-  withInterceptors,
 } from '@angular/common/http';
-import { HttpTestingController, provideHttpClientTesting } from '@angular/common/http/testing';
+import { HttpTestingController } from '@angular/common/http/testing';
 import { inject } from '@angular/core';
 import { TestBed } from '@angular/core/testing';
 import {
   SKIP_TOKEN_REFRESH,
   TOKEN_REFRESH_RETRY_COUNT,
-  type TokenRefreshController,
   type TokenRefreshOptions,
   createTokenRefreshInterceptor,
-  injectTokenRefresh,
 } from 'ngx-token-refresh';
-import { type Observable, firstValueFrom, throwError } from 'rxjs';
+import { firstValueFrom, throwError } from 'rxjs';
+
+import { UNAUTHORIZED, setupTokenRefresh, track } from './token-refresh-test-bed.spec-helper';
 
 describe('createTokenRefreshInterceptor', () => {
   afterEach(() => TestBed.inject(HttpTestingController).verify());
 
   describe('refresh lock', () => {
     it('starts one refresh on a 401 and repeats the request with the new token, marked as retried', () => {
-      const { http, httpTesting, refreshCount } = setup();
+      const { http, httpTesting, refreshCount } = setupTokenRefresh();
       const result = track(http.get('/api/users'));
 
       httpTesting.expectOne('/api/users').flush(null, UNAUTHORIZED);
@@ -41,7 +39,7 @@ describe('createTokenRefreshInterceptor', () => {
     });
 
     it('queues a 401 that arrives while refreshing instead of repeating it at once', () => {
-      const { http, httpTesting, refreshCount } = setup();
+      const { http, httpTesting, refreshCount } = setupTokenRefresh();
       track(http.get('/api/a'));
       track(http.get('/api/b'));
 
@@ -58,7 +56,7 @@ describe('createTokenRefreshInterceptor', () => {
 
     it('repeats every queued request and the current one with the new token when the refresh succeeds', () => {
       const onRefreshSuccess = jest.fn();
-      const { http, httpTesting } = setup({ onRefreshSuccess });
+      const { http, httpTesting } = setupTokenRefresh({ onRefreshSuccess });
       const results = ['/api/a', '/api/b', '/api/c'].map((url) => track(http.get(url)));
       for (const url of ['/api/a', '/api/b', '/api/c']) httpTesting.expectOne(url).flush(null, UNAUTHORIZED);
 
@@ -75,7 +73,7 @@ describe('createTokenRefreshInterceptor', () => {
     });
 
     it('empties the queue after a refresh, so a later 401 starts a new refresh', () => {
-      const { http, httpTesting, refreshCount } = setup();
+      const { http, httpTesting, refreshCount } = setupTokenRefresh();
       track(http.get('/api/a'));
       httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
       httpTesting.expectOne('/auth/refresh').flush({ accessToken: 'first' });
@@ -90,7 +88,7 @@ describe('createTokenRefreshInterceptor', () => {
 
     it('rejects every queued request and the current one with the refresh error when the refresh fails', () => {
       const onRefreshFailure = jest.fn();
-      const { http, httpTesting } = setup({ onRefreshFailure });
+      const { http, httpTesting } = setupTokenRefresh({ onRefreshFailure });
       const results = ['/api/a', '/api/b', '/api/c'].map((url) => track(http.get(url)));
       for (const url of ['/api/a', '/api/b', '/api/c']) httpTesting.expectOne(url).flush(null, UNAUTHORIZED);
 
@@ -106,7 +104,7 @@ describe('createTokenRefreshInterceptor', () => {
     });
 
     it('rejects a request already retried maxRetryCount times with its own latest error', () => {
-      const { http, httpTesting, refreshCount } = setup();
+      const { http, httpTesting, refreshCount } = setupTokenRefresh();
       const result = track(http.get('/api/a'));
       httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
       httpTesting.expectOne('/auth/refresh').flush({ accessToken: 'new-token' });
@@ -122,7 +120,7 @@ describe('createTokenRefreshInterceptor', () => {
 
     it('sends a 401 from the refresh request itself to the failure path without a second refresh', () => {
       const onRefreshFailure = jest.fn();
-      const { http, httpTesting, refreshCount } = setup({ onRefreshFailure });
+      const { http, httpTesting, refreshCount } = setupTokenRefresh({ onRefreshFailure });
       const result = track(http.get('/api/a'));
       httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
 
@@ -138,7 +136,7 @@ describe('createTokenRefreshInterceptor', () => {
     it('turns N concurrent 401s into exactly one refresh and repeats all N with the new token', () => {
       const onRefreshSuccess = jest.fn();
       const setAuthHeader = jest.fn((request, token: string) => request.clone({ setHeaders: { 'X-Token': token } }));
-      const { http, httpTesting, refreshCount } = setup({
+      const { http, httpTesting, refreshCount } = setupTokenRefresh({
         onRefreshSuccess,
         setAuthHeader,
       });
@@ -172,7 +170,7 @@ describe('createTokenRefreshInterceptor', () => {
       ],
     ])('rejects every waiter with the very error object of %s, once, and frees the lock', (_, fail) => {
       const onRefreshFailure = jest.fn();
-      const { http, httpTesting, refreshCount } = setup({ onRefreshFailure });
+      const { http, httpTesting, refreshCount } = setupTokenRefresh({ onRefreshFailure });
       const results = [track(http.get('/api/a')), track(http.get('/api/b'))];
       httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
       httpTesting.expectOne('/api/b').flush(null, UNAUTHORIZED);
@@ -196,7 +194,7 @@ describe('createTokenRefreshInterceptor', () => {
     it('rejects every waiter with the error refreshApiCall throws', () => {
       const thrown = new Error('no refresh token stored');
       const onRefreshFailure = jest.fn();
-      const { http, httpTesting } = setup({
+      const { http, httpTesting } = setupTokenRefresh({
         onRefreshFailure,
         refreshApiCall: () => {
           throw thrown;
@@ -212,7 +210,7 @@ describe('createTokenRefreshInterceptor', () => {
 
     it('rejects every waiter with a non-HTTP error the refresh Observable emits', () => {
       const failure = new TypeError('storage unavailable');
-      const { http, httpTesting } = setup({
+      const { http, httpTesting } = setupTokenRefresh({
         refreshApiCall: () => throwError(() => failure),
       });
       const result = track(http.get('/api/a'));
@@ -224,7 +222,7 @@ describe('createTokenRefreshInterceptor', () => {
 
     it("runs onRefreshFailure in the application's injection context", () => {
       let injected: HttpClient | undefined;
-      const { http, httpTesting } = setup({ onRefreshFailure: () => (injected = inject(HttpClient)) });
+      const { http, httpTesting } = setupTokenRefresh({ onRefreshFailure: () => (injected = inject(HttpClient)) });
       track(http.get('/api/a'));
       httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
 
@@ -236,7 +234,7 @@ describe('createTokenRefreshInterceptor', () => {
 
   describe('the refresh request', () => {
     it('is not caught by the interceptor when refreshApiCall uses the same intercepted HttpClient', () => {
-      const { http, httpTesting, refreshCount } = setup({ attachToken: true });
+      const { http, httpTesting, refreshCount } = setupTokenRefresh({ attachToken: true });
       const result = track(http.get('/api/a'));
       httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
 
@@ -250,7 +248,7 @@ describe('createTokenRefreshInterceptor', () => {
     });
 
     it('is not caught when refreshApiCall bypasses interceptors through HttpBackend', () => {
-      const { http, httpTesting, refreshCount } = setup({
+      const { http, httpTesting, refreshCount } = setupTokenRefresh({
         refreshApiCall: () =>
           new HttpClient(inject(HttpBackend)).post('/auth/refresh', null, {
             observe: 'response',
@@ -266,7 +264,7 @@ describe('createTokenRefreshInterceptor', () => {
     });
 
     it('is recognised when refreshApiCall is an async function returning a Promise', async () => {
-      const { http, httpTesting } = setup({
+      const { http, httpTesting } = setupTokenRefresh({
         refreshApiCall: async () => {
           const response = await firstValueFrom(
             inject(HttpClient).post('/auth/refresh', null, {
@@ -292,7 +290,7 @@ describe('createTokenRefreshInterceptor', () => {
 
   describe('maxRetryCount', () => {
     it('lets a request be repeated up to maxRetryCount times, then hands the caller its latest error', () => {
-      const { http, httpTesting, refreshCount } = setup({ maxRetryCount: 3 });
+      const { http, httpTesting, refreshCount } = setupTokenRefresh({ maxRetryCount: 3 });
       const result = track(http.get('/api/a'));
       let sent = 0;
       for (let attempt = 0; attempt <= 3; attempt++) {
@@ -310,7 +308,7 @@ describe('createTokenRefreshInterceptor', () => {
     });
 
     it('with 0 never refreshes and passes every 401 to the caller', () => {
-      const { http, httpTesting, refreshCount } = setup({ maxRetryCount: 0 });
+      const { http, httpTesting, refreshCount } = setupTokenRefresh({ maxRetryCount: 0 });
       const result = track(http.get('/api/a'));
 
       httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
@@ -322,7 +320,7 @@ describe('createTokenRefreshInterceptor', () => {
 
   describe('errors that are not for the refresh logic', () => {
     it.each([403, 404, 500])('passes a %s to the caller unchanged, without a refresh', (status) => {
-      const { http, httpTesting, refreshCount } = setup();
+      const { http, httpTesting, refreshCount } = setupTokenRefresh();
       const result = track(http.get('/api/a'));
 
       httpTesting.expectOne('/api/a').flush({ status }, { status, statusText: 'Nope' });
@@ -334,7 +332,7 @@ describe('createTokenRefreshInterceptor', () => {
     it('passes the very same error object of a non-HTTP error to the caller', () => {
       const failure = new Error('serializer broke');
       const failing: HttpInterceptorFn = () => throwError(() => failure);
-      const { http, refreshCount } = setup({}, [failing]);
+      const { http, refreshCount } = setupTokenRefresh({}, [failing]);
       const result = track(http.get('/api/a'));
 
       expect(result.error).toBe(failure);
@@ -342,7 +340,7 @@ describe('createTokenRefreshInterceptor', () => {
     });
 
     it('refreshes on the statuses given in statusCodes only', () => {
-      const { http, httpTesting, refreshCount } = setup({ statusCodes: [419] });
+      const { http, httpTesting, refreshCount } = setupTokenRefresh({ statusCodes: [419] });
       const unauthorized = track(http.get('/api/a'));
       httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
       expect(refreshCount()).toBe(0);
@@ -358,7 +356,7 @@ describe('createTokenRefreshInterceptor', () => {
 
   describe('eject', () => {
     it('passes every request and response through untouched after eject(), until reinstate()', () => {
-      const { http, httpTesting, refreshCount, controller } = setup({
+      const { http, httpTesting, refreshCount, controller } = setupTokenRefresh({
         attachToken: true,
       });
       track(http.get('/api/a'));
@@ -380,7 +378,7 @@ describe('createTokenRefreshInterceptor', () => {
     });
 
     it('passes a 401 through when eject() happens while the request is in flight', () => {
-      const { http, httpTesting, refreshCount, controller } = setup();
+      const { http, httpTesting, refreshCount, controller } = setupTokenRefresh();
       const result = track(http.get('/api/a'));
       controller.eject();
 
@@ -393,7 +391,7 @@ describe('createTokenRefreshInterceptor', () => {
 
   describe('per-request control', () => {
     it('passes a request marked with SKIP_TOKEN_REFRESH through: no token, no refresh on 401', () => {
-      const { http, httpTesting, refreshCount, state } = setup({
+      const { http, httpTesting, refreshCount, state } = setupTokenRefresh({
         attachToken: true,
       });
       state().setToken('current');
@@ -408,7 +406,7 @@ describe('createTokenRefreshInterceptor', () => {
     });
 
     it('marks repeats with TOKEN_REFRESH_RETRY_COUNT on a copy, leaving a shared context untouched', () => {
-      const { http, httpTesting } = setup();
+      const { http, httpTesting } = setupTokenRefresh();
       const shared = new HttpContext();
       track(http.get('/api/a', { context: shared }));
 
@@ -424,14 +422,14 @@ describe('createTokenRefreshInterceptor', () => {
 
   describe('attachToken', () => {
     it('attaches the current token to outgoing requests when on, and never when off', () => {
-      const withAttach = setup({ attachToken: true });
+      const withAttach = setupTokenRefresh({ attachToken: true });
       withAttach.state().setToken('abc');
       track(withAttach.http.get('/api/a'));
       expect(withAttach.httpTesting.expectOne('/api/a').request.headers.get('Authorization')).toBe('Bearer abc');
     });
 
     it('leaves outgoing requests alone by default', () => {
-      const { http, httpTesting, state } = setup();
+      const { http, httpTesting, state } = setupTokenRefresh();
       state().setToken('abc');
       track(http.get('/api/a'));
       expect(httpTesting.expectOne('/api/a').request.headers.has('Authorization')).toBe(false);
@@ -484,51 +482,4 @@ describe('createTokenRefreshInterceptor options', () => {
   });
 });
 
-const UNAUTHORIZED = { status: 401, statusText: 'Unauthorized' };
 const SERVER_ERROR = { status: 500, statusText: 'Internal Server Error' };
-
-/** A test bed whose HttpClient runs the interceptor (then `after`) in front of HttpTestingController. */
-function setup(overrides: Partial<TokenRefreshOptions> = {}, after: HttpInterceptorFn[] = []) {
-  let refreshes = 0;
-  const refreshApiCall =
-    overrides.refreshApiCall ??
-    (() =>
-      inject(HttpClient).post('/auth/refresh', null, {
-        observe: 'response',
-        withCredentials: true,
-      }));
-  const controller: TokenRefreshController = createTokenRefreshInterceptor({
-    extractToken: (response) => (response.body as { accessToken: string }).accessToken,
-    ...overrides,
-    refreshApiCall: () => {
-      refreshes++;
-      return refreshApiCall();
-    },
-  });
-  TestBed.configureTestingModule({
-    providers: [provideHttpClient(withInterceptors([controller.interceptor, ...after])), provideHttpClientTesting()],
-  });
-  return {
-    controller,
-    http: TestBed.inject(HttpClient),
-    httpTesting: TestBed.inject(HttpTestingController),
-    refreshCount: () => refreshes,
-    state: () => TestBed.runInInjectionContext(() => injectTokenRefresh({ controller })),
-  };
-}
-
-/** Subscribes and records what the caller receives. */
-function track<T>(source: Observable<T>) {
-  const result: { value?: T; error?: unknown; settled: number } = {
-    settled: 0,
-  };
-  source.subscribe({
-    next: (value) => (result.value = value),
-    error: (error: unknown) => {
-      result.error = error;
-      result.settled++;
-    },
-    complete: () => result.settled++,
-  });
-  return result;
-}

@@ -1,16 +1,16 @@
-import { HttpClient, HttpErrorResponse, HttpResponse, provideHttpClient, withInterceptors } from '@angular/common/http';
-import { HttpTestingController, provideHttpClientTesting } from '@angular/common/http/testing';
-import { EnvironmentInjector, ErrorHandler, inject } from '@angular/core';
+import { type HttpErrorResponse, HttpResponse } from '@angular/common/http';
+import { HttpTestingController } from '@angular/common/http/testing';
+import { ErrorHandler } from '@angular/core';
 import { TestBed } from '@angular/core/testing';
 import {
   TOKEN_REFRESH_RETRY_COUNT,
   TokenRefreshError,
   type TokenRefreshEvent,
   type TokenRefreshOptions,
-  createTokenRefreshInterceptor,
-  injectTokenRefresh,
 } from 'ngx-token-refresh';
-import { EMPTY, NEVER, type Observable, type Subscription, of } from 'rxjs';
+import { EMPTY, NEVER, type Subscription, of } from 'rxjs';
+
+import { UNAUTHORIZED, setupTokenRefresh, track } from './token-refresh-test-bed.spec-helper';
 
 // Races and failure modes of refresh interceptors in the wild, each through the public API.
 describe('token refresh under races', () => {
@@ -18,7 +18,7 @@ describe('token refresh under races', () => {
 
   describe('stale 401', () => {
     it('repeats a request whose 401 arrives after the refresh with the new token, without another refresh', () => {
-      const { http, httpTesting, refreshCount } = setup();
+      const { http, httpTesting, refreshCount } = setupTokenRefresh();
       const early = track(http.get('/api/early'));
       const late = track(http.get('/api/late'));
       httpTesting.expectOne('/api/early').flush(null, UNAUTHORIZED);
@@ -36,7 +36,7 @@ describe('token refresh under races', () => {
     });
 
     it('hands a stale 401 to its caller when the refresh in between failed, without another refresh', () => {
-      const { http, httpTesting, refreshCount } = setup();
+      const { http, httpTesting, refreshCount } = setupTokenRefresh();
       track(http.get('/api/early'));
       const late = track(http.get('/api/late'));
       httpTesting.expectOne('/api/early').flush(null, UNAUTHORIZED);
@@ -49,7 +49,7 @@ describe('token refresh under races', () => {
     });
 
     it('repeats a 401 with a token set by setToken after the request left (e.g. a new login)', () => {
-      const { http, httpTesting, refreshCount, state } = setup();
+      const { http, httpTesting, refreshCount, state } = setupTokenRefresh();
       track(http.get('/api/a'));
       state().setToken('logged-in-again');
 
@@ -62,7 +62,7 @@ describe('token refresh under races', () => {
 
   describe('cancellation', () => {
     it('keeps the refresh alive when the request that started it unsubscribes; the others get the new token', () => {
-      const { http, httpTesting, refreshCount } = setup();
+      const { http, httpTesting, refreshCount } = setupTokenRefresh();
       const starter = http.get('/api/starter').subscribe();
       const other = track(http.get('/api/other'));
       httpTesting.expectOne('/api/starter').flush(null, UNAUTHORIZED);
@@ -80,7 +80,7 @@ describe('token refresh under races', () => {
     });
 
     it('never sends a queued request whose caller unsubscribed', () => {
-      const { http, httpTesting } = setup();
+      const { http, httpTesting } = setupTokenRefresh();
       track(http.get('/api/a'));
       const leaving = http.get('/api/leaving').subscribe();
       httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
@@ -94,7 +94,7 @@ describe('token refresh under races', () => {
     });
 
     it('never sends a held request whose caller unsubscribed', () => {
-      const { http, httpTesting } = setup();
+      const { http, httpTesting } = setupTokenRefresh();
       track(http.get('/api/a'));
       httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
       const leaving = http.get('/api/held').subscribe();
@@ -107,7 +107,7 @@ describe('token refresh under races', () => {
     });
 
     it('cancels a repeated request in flight when its caller unsubscribes', () => {
-      const { http, httpTesting } = setup();
+      const { http, httpTesting } = setupTokenRefresh();
       let subscription: Subscription | undefined = http.get('/api/a').subscribe();
       httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
       httpTesting.expectOne('/auth/refresh').flush({ accessToken: 'new' });
@@ -147,7 +147,7 @@ describe('token refresh under races', () => {
       ],
     ])('fails the refresh, once, when %s', (_, overrides, check) => {
       const onRefreshFailure = jest.fn();
-      const { http, httpTesting } = setup({ ...overrides, onRefreshFailure });
+      const { http, httpTesting } = setupTokenRefresh({ ...overrides, onRefreshFailure });
       const result = track(http.get('/api/a'));
 
       httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
@@ -160,7 +160,7 @@ describe('token refresh under races', () => {
 
     it('fails the refresh with the very error extractToken throws', () => {
       const thrown = new SyntaxError('body is HTML');
-      const { http, httpTesting } = setup({
+      const { http, httpTesting } = setupTokenRefresh({
         refreshApiCall: () => of(new HttpResponse({ body: '<html>' })),
         extractToken: () => {
           throw thrown;
@@ -178,7 +178,7 @@ describe('token refresh under races', () => {
       try {
         const onRefreshFailure = jest.fn();
         let calls = 0;
-        const { http, httpTesting } = setup({
+        const { http, httpTesting } = setupTokenRefresh({
           refreshTimeout: 5_000,
           onRefreshFailure,
           refreshApiCall: () => (++calls === 1 ? NEVER : of(new HttpResponse({ body: { accessToken: 'late' } }))),
@@ -201,7 +201,7 @@ describe('token refresh under races', () => {
     });
 
     it('settles when the refresh answers synchronously (no waiter misses the outcome)', () => {
-      const { http, httpTesting } = setup({
+      const { http, httpTesting } = setupTokenRefresh({
         refreshApiCall: () => of(new HttpResponse({ body: { accessToken: 'sync' } })),
       });
       const result = track(http.get('/api/a'));
@@ -215,7 +215,7 @@ describe('token refresh under races', () => {
 
   describe('requests started while a refresh is in flight', () => {
     it('holds them and sends them once, with the new token, without a second refresh', () => {
-      const { http, httpTesting, refreshCount } = setup();
+      const { http, httpTesting, refreshCount } = setupTokenRefresh();
       track(http.get('/api/a'));
       httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
       const during = track(http.get('/api/during'));
@@ -233,7 +233,7 @@ describe('token refresh under races', () => {
     });
 
     it('sends them unchanged after a failed refresh, and a 401 then reaches the caller without a refresh', () => {
-      const { http, httpTesting, refreshCount } = setup();
+      const { http, httpTesting, refreshCount } = setupTokenRefresh();
       track(http.get('/api/a'));
       httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
       const publicCall = track(http.get('/api/public'));
@@ -253,7 +253,7 @@ describe('token refresh under races', () => {
 
   describe('observable state', () => {
     it('shows a refresh in flight through isRefreshing and the current token through token', () => {
-      const { http, httpTesting, state } = setup();
+      const { http, httpTesting, state } = setupTokenRefresh();
       const refresh = state();
       expect(refresh.isRefreshing()).toBe(false);
       expect(refresh.token()).toBeNull();
@@ -269,7 +269,7 @@ describe('token refresh under races', () => {
     });
 
     it('clears the token after a failed refresh', () => {
-      const { http, httpTesting, state } = setup();
+      const { http, httpTesting, state } = setupTokenRefresh();
       state().setToken('old');
       track(http.get('/api/a'));
       httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
@@ -279,7 +279,7 @@ describe('token refresh under races', () => {
     });
 
     it('emits the story of a refresh as events, without the token', () => {
-      const { http, httpTesting, state } = setup();
+      const { http, httpTesting, state } = setupTokenRefresh();
       const events: TokenRefreshEvent[] = [];
       state().events.subscribe((event) => events.push(event));
       track(http.get('/api/a'));
@@ -304,7 +304,7 @@ describe('token refresh under races', () => {
 
     it('reports a throwing callback to the ErrorHandler and still releases the queue', () => {
       const failure = new Error('store is gone');
-      const { http, httpTesting } = setup({
+      const { http, httpTesting } = setupTokenRefresh({
         onRefreshSuccess: () => {
           throw failure;
         },
@@ -321,43 +321,3 @@ describe('token refresh under races', () => {
     });
   });
 });
-
-const UNAUTHORIZED = { status: 401, statusText: 'Unauthorized' };
-
-/** A test bed whose HttpClient runs the interceptor in front of HttpTestingController. */
-function setup(overrides: Partial<TokenRefreshOptions> = {}) {
-  let refreshes = 0;
-  const refreshApiCall =
-    overrides.refreshApiCall ?? (() => inject(HttpClient).post('/auth/refresh', null, { observe: 'response' }));
-  const controller = createTokenRefreshInterceptor({
-    extractToken: (response) => (response.body as { accessToken: string }).accessToken,
-    ...overrides,
-    refreshApiCall: () => {
-      refreshes++;
-      return refreshApiCall();
-    },
-  });
-  TestBed.configureTestingModule({
-    providers: [provideHttpClient(withInterceptors([controller.interceptor])), provideHttpClientTesting()],
-  });
-  return {
-    http: TestBed.inject(HttpClient),
-    httpTesting: TestBed.inject(HttpTestingController),
-    refreshCount: () => refreshes,
-    state: () => injectTokenRefresh({ controller, injector: TestBed.inject(EnvironmentInjector) }),
-  };
-}
-
-/** Subscribes and records what the caller receives. */
-function track<T>(source: Observable<T>) {
-  const result: { value?: T; error?: unknown; settled: number } = { settled: 0 };
-  source.subscribe({
-    next: (value) => (result.value = value),
-    error: (error: unknown) => {
-      result.error = error;
-      result.settled++;
-    },
-    complete: () => result.settled++,
-  });
-  return result;
-}

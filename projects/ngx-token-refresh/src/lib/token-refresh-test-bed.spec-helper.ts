@@ -1,0 +1,54 @@
+import { HttpClient, type HttpInterceptorFn, provideHttpClient, withInterceptors } from '@angular/common/http';
+import { HttpTestingController, provideHttpClientTesting } from '@angular/common/http/testing';
+import { EnvironmentInjector, inject } from '@angular/core';
+import { TestBed } from '@angular/core/testing';
+import { type TokenRefreshOptions, createTokenRefreshInterceptor, injectTokenRefresh } from 'ngx-token-refresh';
+import type { Observable } from 'rxjs';
+
+// Shared by the interceptor's specs (not part of the library build: see tsconfig.lib.json).
+
+/** Options for `HttpTestingController.flush` that answer 401. */
+export const UNAUTHORIZED = { status: 401, statusText: 'Unauthorized' };
+
+/**
+ * A test bed whose HttpClient runs the interceptor (then `after`) in front of HttpTestingController.
+ * The default refresh posts to `/auth/refresh` through the same intercepted HttpClient.
+ */
+export function setupTokenRefresh(overrides: Partial<TokenRefreshOptions> = {}, after: HttpInterceptorFn[] = []) {
+  let refreshes = 0;
+  const refreshApiCall =
+    overrides.refreshApiCall ??
+    (() => inject(HttpClient).post('/auth/refresh', null, { observe: 'response', withCredentials: true }));
+  const controller = createTokenRefreshInterceptor({
+    extractToken: (response) => (response.body as { accessToken: string }).accessToken,
+    ...overrides,
+    refreshApiCall: () => {
+      refreshes++;
+      return refreshApiCall();
+    },
+  });
+  TestBed.configureTestingModule({
+    providers: [provideHttpClient(withInterceptors([controller.interceptor, ...after])), provideHttpClientTesting()],
+  });
+  return {
+    controller,
+    http: TestBed.inject(HttpClient),
+    httpTesting: TestBed.inject(HttpTestingController),
+    refreshCount: () => refreshes,
+    state: () => injectTokenRefresh({ controller, injector: TestBed.inject(EnvironmentInjector) }),
+  };
+}
+
+/** Subscribes and records what the caller receives: its value, its error, how often it settled. */
+export function track<T>(source: Observable<T>) {
+  const result: { value?: T; error?: unknown; settled: number } = { settled: 0 };
+  source.subscribe({
+    next: (value) => (result.value = value),
+    error: (error: unknown) => {
+      result.error = error;
+      result.settled++;
+    },
+    complete: () => result.settled++,
+  });
+  return result;
+}
