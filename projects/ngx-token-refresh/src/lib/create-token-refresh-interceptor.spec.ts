@@ -234,7 +234,8 @@ describe('createTokenRefreshInterceptor', () => {
 
   describe('the refresh request', () => {
     it('is not caught by the interceptor when refreshApiCall uses the same intercepted HttpClient', () => {
-      const { http, httpTesting, refreshCount } = setupTokenRefresh({ attachToken: true });
+      const { http, httpTesting, refreshCount, state } = setupTokenRefresh({ attachToken: true });
+      state().setToken('rejected');
       const result = track(http.get('/api/a'));
       httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
 
@@ -421,7 +422,7 @@ describe('createTokenRefreshInterceptor', () => {
   });
 
   describe('attachToken', () => {
-    it('attaches the current token to outgoing requests when on, and never when off', () => {
+    it('attaches the current token to outgoing requests when on', () => {
       const withAttach = setupTokenRefresh({ attachToken: true });
       withAttach.state().setToken('abc');
       track(withAttach.http.get('/api/a'));
@@ -438,6 +439,17 @@ describe('createTokenRefreshInterceptor', () => {
 });
 
 describe('createTokenRefreshInterceptor options', () => {
+  it('accepts an origin written with its default port or a trailing slash', () => {
+    const create = () =>
+      createTokenRefreshInterceptor({
+        refreshApiCall: () => throwError(() => new Error('unused')),
+        extractToken: () => 'token',
+        allowedOrigins: ['https://api.example.com:443', 'https://API.example.com/', 'http://localhost:3000'],
+        refreshTimeout: Infinity,
+      });
+    expect(create).not.toThrow();
+  });
+
   const refreshApiCall = () => throwError(() => new Error('unused'));
   const extractToken = () => 'token';
 

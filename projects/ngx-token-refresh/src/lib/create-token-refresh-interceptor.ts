@@ -2,7 +2,7 @@ import type { HttpInterceptorFn } from '@angular/common/http';
 import { inject } from '@angular/core';
 
 import { RefreshGate } from './refresh-gate';
-import { resolveTokenRefreshOptions } from './resolve-token-refresh-options';
+import { type ResolvedTokenRefreshOptions, resolveTokenRefreshOptions } from './resolve-token-refresh-options';
 import { TOKEN_REFRESH_GATES } from './token-refresh-gates';
 import type { TokenRefreshOptions } from './token-refresh-options';
 
@@ -54,7 +54,11 @@ export interface InternalTokenRefreshController extends TokenRefreshController {
  * @throws in dev mode, when an option is missing or invalid; the message names the option.
  */
 export function createTokenRefreshInterceptor(options: TokenRefreshOptions): TokenRefreshController {
-  const resolved = resolveTokenRefreshOptions(options);
+  return createTokenRefreshController(resolveTokenRefreshOptions(options));
+}
+
+/** The controller for options already resolved (and validated once, by the caller). */
+export function createTokenRefreshController(resolved: ResolvedTokenRefreshOptions): TokenRefreshController {
   let ejected = false;
   const switches = {
     isEjected: () => ejected,

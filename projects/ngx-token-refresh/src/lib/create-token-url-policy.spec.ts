@@ -31,10 +31,23 @@ describe('tokens only where they belong', () => {
       ['an allowed origin over plain http', 'http://api.example.com/users'],
       ['the same host on another port', 'https://app.example.com:8443/api'],
       ['a look-alike of an allowed pattern', 'https://eu.api.example.net.evil.example/users'],
+      ['a URL whose tab the browser strips, leaving //', '/\t/evil.example/steal'],
+      ['a URL whose newline the browser strips, leaving //', '/\n/evil.example/steal'],
+      ['a URL whose carriage return the browser strips, leaving /\\', '/\r\\evil.example/steal'],
+      ['a javascript: URL', 'javascript:alert(1)'],
     ])('never writes the token to %s', (_, url) => {
       const { http, httpTesting } = setup('https://app.example.com/home');
       http.get(url).subscribe();
       expect(httpTesting.expectOne(url).request.headers.has('Authorization')).toBe(false);
+    });
+
+    it('matches an allowed pattern on every request, even one with the global flag', () => {
+      const { http, httpTesting } = setup('https://app.example.com/home');
+      for (let i = 0; i < 3; i++) http.get(`https://eu.api.example.net/users/${i}`).subscribe();
+      for (let i = 0; i < 3; i++) {
+        const request = httpTesting.expectOne(`https://eu.api.example.net/users/${i}`);
+        expect(request.request.headers.get('Authorization')).toBe('Bearer current');
+      }
     });
 
     it('never refreshes for, nor repeats with a token, a 401 from another origin', () => {

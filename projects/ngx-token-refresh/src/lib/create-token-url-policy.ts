@@ -5,13 +5,23 @@ const UNKNOWN_ORIGIN = 'https://application.invalid/';
 const LOOPBACK_HOST = /^(?:localhost|[^/]+\.localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 
 /**
+ * A root-relative path that stays on the base origin without parsing: not `//` or `/\`, and no tab
+ * or newline anywhere (the URL parser drops those, so `/<tab>/evil.example` becomes `//evil.example`).
+ */
+const SAME_ORIGIN_PATH = /^\/(?![/\\])[^\t\n\r]*$/;
+
+/** Whether a token may travel to `url` over the wire: `https:`, or `http:` to a loopback host. */
+export const isSecureTokenUrl = (url: URL) =>
+  url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOST.test(url.hostname));
+
+/**
  * Builds the test deciding whether a request URL may carry the access token: same origin as the
  * application or one of `allowedOrigins`, and `https:` (or `http:` on a loopback host). URLs are
  * resolved the way the browser resolves them, so protocol-relative (`//evil.example`) and backslash
  * tricks (`/\evil.example`) are judged by where they really go.
  *
  * @param allowedOrigins extra origins, as exact strings or patterns tested against the origin.
- * @param baseHref the application's own URL (`document.location.href`), if it has one.
+ * @param baseHref the URL relative requests resolve against (`document.baseURI`), if there is one.
  */
 export function createTokenUrlPolicy(
   allowedOrigins: readonly (string | RegExp)[],
@@ -29,15 +39,12 @@ export function createTokenUrlPolicy(
       patterns.push(new RegExp(origin.source, origin.flags.replace(/[gy]/g, '')));
     }
   }
-  const isSecure = (url: URL) =>
-    url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOST.test(url.hostname));
-  const baseAllowed = isSecure(base);
+  const baseAllowed = isSecureTokenUrl(base);
 
   return (url) => {
-    // Fast path for the common root-relative URL; `//` and `/\` would leave the origin.
-    if (url.charCodeAt(0) === 47 /* / */ && url[1] !== '/' && url[1] !== '\\') return baseAllowed;
+    if (SAME_ORIGIN_PATH.test(url)) return baseAllowed;
     const target = parseUrl(url, base);
-    if (!target || !isSecure(target)) return false;
+    if (!target || !isSecureTokenUrl(target)) return false;
     const origin = target.origin;
     return origin === base.origin || exact.has(origin) || patterns.some((pattern) => pattern.test(origin));
   };

@@ -4,6 +4,7 @@ import { type ApplicationRef, EnvironmentInjector, inject, provideZonelessChange
 import { TestBed } from '@angular/core/testing';
 import { createApplication } from '@angular/platform-browser';
 import {
+  TokenRefreshError,
   type TokenRefreshOptions,
   createTokenRefreshInterceptor,
   injectTokenRefresh,
@@ -54,7 +55,7 @@ describe('provideTokenRefresh', () => {
       http.get('/api/b').subscribe({ error: (error: HttpErrorResponse) => (status = error.status) });
       httpTesting.expectOne('/api/b').flush(null, UNAUTHORIZED);
       expect(status).toBe(401);
-      expect(state.isRefreshing()).toBe(false);
+      httpTesting.expectNone('/auth/refresh');
     });
 
     it('explains the fix when tokenRefreshInterceptor is used without provideTokenRefresh', () => {
@@ -128,6 +129,31 @@ describe('provideTokenRefresh', () => {
       expect([alice.state.token(), bob.state.token()]).toEqual(['alice-token', 'bob-token']);
       alice.httpTesting.verify();
       bob.httpTesting.verify();
+    });
+
+    it('settles the waiters with a TokenRefreshError when the application is destroyed mid-refresh', async () => {
+      const [app] = (apps = [
+        await createApplication({
+          providers: appProviders(withInterceptors([tokenRefreshInterceptor])).concat(
+            provideTokenRefresh(refreshOptions()),
+          ),
+        }),
+      ]);
+      const state = injectTokenRefresh({ injector: app.injector });
+      let error: unknown;
+      app.injector
+        .get(HttpClient)
+        .get('/api/me')
+        .subscribe({ error: (caught: unknown) => (error = caught) });
+      app.injector.get(HttpTestingController).expectOne('/api/me').flush(null, UNAUTHORIZED);
+      expect(state.isRefreshing()).toBe(true);
+
+      app.destroy();
+      apps = [];
+
+      expect(error).toBeInstanceOf(TokenRefreshError);
+      expect((error as TokenRefreshError).code).toBe('Destroyed');
+      expect(state.isRefreshing()).toBe(false);
     });
 
     it('gives each application its own controller with provideTokenRefresh, so eject stays local', async () => {

@@ -1,6 +1,6 @@
 import { type EnvironmentProviders, InjectionToken, makeEnvironmentProviders } from '@angular/core';
 
-import { type TokenRefreshController, createTokenRefreshInterceptor } from './create-token-refresh-interceptor';
+import { type TokenRefreshController, createTokenRefreshController } from './create-token-refresh-interceptor';
 import { resolveTokenRefreshOptions } from './resolve-token-refresh-options';
 import type { TokenRefreshOptions } from './token-refresh-options';
 
@@ -34,8 +34,8 @@ export const TOKEN_REFRESH_CONTROLLER = new InjectionToken<TokenRefreshControlle
  */
 export function provideTokenRefresh(options: TokenRefreshOptions): EnvironmentProviders {
   // Validate now, where the stack points at the app's configuration, not at the first request.
-  resolveTokenRefreshOptions(options);
+  const resolved = resolveTokenRefreshOptions(options);
   return makeEnvironmentProviders([
-    { provide: TOKEN_REFRESH_CONTROLLER, useFactory: () => createTokenRefreshInterceptor(options) },
+    { provide: TOKEN_REFRESH_CONTROLLER, useFactory: () => createTokenRefreshController(resolved) },
   ]);
 }

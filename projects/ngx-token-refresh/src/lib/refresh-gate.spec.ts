@@ -1,6 +1,12 @@
-import { type HttpErrorResponse, HttpResponse } from '@angular/common/http';
+import {
+  HttpClient,
+  HttpErrorResponse,
+  type HttpEvent,
+  type HttpInterceptorFn,
+  HttpResponse,
+} from '@angular/common/http';
 import { HttpTestingController } from '@angular/common/http/testing';
-import { ErrorHandler } from '@angular/core';
+import { ErrorHandler, inject } from '@angular/core';
 import { TestBed } from '@angular/core/testing';
 import {
   TOKEN_REFRESH_RETRY_COUNT,
@@ -8,7 +14,7 @@ import {
   type TokenRefreshEvent,
   type TokenRefreshOptions,
 } from 'ngx-token-refresh';
-import { EMPTY, NEVER, type Subscription, of } from 'rxjs';
+import { EMPTY, NEVER, Observable, type Subscription, of, throwError } from 'rxjs';
 
 import { UNAUTHORIZED, setupTokenRefresh, track } from './token-refresh-test-bed.spec-helper';
 
@@ -130,7 +136,7 @@ describe('token refresh under races', () => {
       [
         'extractToken returns an empty string',
         { refreshApiCall: () => of(new HttpResponse({ body: {} })), extractToken: () => '' },
-        (error) => expect((error as TokenRefreshError).code).toBe('EmptyToken'),
+        (error) => expect((error as TokenRefreshError).code).toBe('InvalidToken'),
       ],
       [
         'extractToken returns something that is not a string',
@@ -143,7 +149,7 @@ describe('token refresh under races', () => {
       [
         'extractToken returns a header value instead of a token',
         { refreshApiCall: () => of(new HttpResponse({ body: {} })), extractToken: () => 'Bearer abc' },
-        (error) => expect((error as TokenRefreshError).code).toBe('EmptyToken'),
+        (error) => expect((error as TokenRefreshError).code).toBe('InvalidToken'),
       ],
     ])('fails the refresh, once, when %s', (_, overrides, check) => {
       const onRefreshFailure = jest.fn();
@@ -232,6 +238,24 @@ describe('token refresh under races', () => {
       expect(refreshCount()).toBe(1);
     });
 
+    it('starts a new refresh, rather than repeating with the same token, when the new token it was held for is rejected', () => {
+      const { http, httpTesting, refreshCount } = setupTokenRefresh();
+      track(http.get('/api/a'));
+      httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
+      const held = track(http.get('/api/held'));
+      httpTesting.expectOne('/auth/refresh').flush({ accessToken: 'new' });
+      httpTesting.expectOne('/api/a').flush('a');
+
+      httpTesting.expectOne('/api/held').flush(null, UNAUTHORIZED);
+
+      expect(refreshCount()).toBe(2);
+      httpTesting.expectOne('/auth/refresh').flush({ accessToken: 'newer' });
+      const repeat = httpTesting.expectOne('/api/held');
+      expect(repeat.request.headers.get('Authorization')).toBe('Bearer newer');
+      repeat.flush('held');
+      expect(held.value).toBe('held');
+    });
+
     it('sends them unchanged after a failed refresh, and a 401 then reaches the caller without a refresh', () => {
       const { http, httpTesting, refreshCount } = setupTokenRefresh();
       track(http.get('/api/a'));
@@ -248,6 +272,98 @@ describe('token refresh under races', () => {
       expect(publicCall.value).toBe('open to all');
       expect((privateCall.error as HttpErrorResponse).status).toBe(401);
       expect(refreshCount()).toBe(1);
+    });
+  });
+
+  describe('setToken during a refresh', () => {
+    it('ends the refresh in favour of the token set: waiters repeat with it, no callback runs', () => {
+      const onRefreshSuccess = jest.fn();
+      const { http, httpTesting, state } = setupTokenRefresh({ onRefreshSuccess });
+      const result = track(http.get('/api/a'));
+      httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
+      const refresh = httpTesting.expectOne('/auth/refresh');
+
+      state().setToken('from-login');
+
+      expect(refresh.cancelled).toBe(true);
+      expect(state().isRefreshing()).toBe(false);
+      const repeat = httpTesting.expectOne('/api/a');
+      expect(repeat.request.headers.get('Authorization')).toBe('Bearer from-login');
+      repeat.flush('a');
+      expect(result.value).toBe('a');
+      expect(onRefreshSuccess).not.toHaveBeenCalled();
+    });
+
+    it('after setToken(null) (logout) rejects the waiters with their own 401 and keeps the token cleared', () => {
+      const onRefreshSuccess = jest.fn();
+      const { http, httpTesting, state } = setupTokenRefresh({ onRefreshSuccess });
+      const result = track(http.get('/api/a'));
+      httpTesting.expectOne('/api/a').flush({ own: true }, UNAUTHORIZED);
+      httpTesting.expectOne('/auth/refresh');
+
+      state().setToken(null);
+
+      expect((result.error as HttpErrorResponse).error).toEqual({ own: true });
+      expect(state().token()).toBeNull();
+      expect(onRefreshSuccess).not.toHaveBeenCalled();
+    });
+  });
+
+  describe('synchronous answers', () => {
+    it('repeats a 401 for a token replaced while the queue was being released, without a third refresh', () => {
+      // t1 is rejected at once; from the second refresh on the newest token works. Every answer is
+      // synchronous, so the second refresh starts and ends inside the release of the first.
+      let refreshes = 0;
+      let releaseFirst: ((response: HttpResponse<unknown>) => void) | undefined;
+      const parked: (() => void)[] = [];
+      const backend: HttpInterceptorFn = (request) => {
+        const auth = request.headers.get('Authorization');
+        if (auth === null) {
+          return new Observable<HttpEvent<unknown>>((subscriber) => {
+            parked.push(() => subscriber.error(new HttpErrorResponse({ ...UNAUTHORIZED, url: request.url })));
+          });
+        }
+        return refreshes >= 2 && auth === `Bearer t${refreshes}`
+          ? of(new HttpResponse({ status: 200, body: request.url }))
+          : throwError(() => new HttpErrorResponse({ ...UNAUTHORIZED, url: request.url }));
+      };
+      const { http } = setupTokenRefresh(
+        {
+          maxRetryCount: 2,
+          refreshApiCall: () => {
+            const n = ++refreshes;
+            if (n > 1) return of(new HttpResponse({ body: { accessToken: `t${n}` } }));
+            return new Observable<HttpResponse<unknown>>((subscriber) => {
+              releaseFirst = (response) => subscriber.next(response);
+            });
+          },
+        },
+        [backend],
+      );
+      const a = track(http.get('/api/a'));
+      const b = track(http.get('/api/b'));
+      for (const fail of parked) fail();
+
+      releaseFirst?.(new HttpResponse({ body: { accessToken: 't1' } }));
+
+      expect([a.value, b.value]).toEqual(['/api/a', '/api/b']);
+      expect(refreshes).toBe(2);
+    });
+
+    it('lets onRefreshSuccess send requests through the interceptor when the refresh answered synchronously', () => {
+      const seen: (string | null)[] = [];
+      const { http, httpTesting } = setupTokenRefresh({
+        attachToken: true,
+        refreshApiCall: () => of(new HttpResponse({ body: { accessToken: 'sync' } })),
+        onRefreshSuccess: () => void inject(HttpClient).get('/api/profile').subscribe(),
+      });
+      track(http.get('/api/a'));
+      httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
+
+      seen.push(httpTesting.expectOne('/api/profile').request.headers.get('Authorization'));
+      httpTesting.expectOne('/api/a').flush('a');
+
+      expect(seen).toEqual(['Bearer sync']);
     });
   });
 
@@ -278,8 +394,9 @@ describe('token refresh under races', () => {
       expect(state().token()).toBeNull();
     });
 
-    it('emits the story of a refresh as events, without the token', () => {
-      const { http, httpTesting, state } = setupTokenRefresh();
+    it('emits the story of a refresh as events, with the requests as the caller made them (no token)', () => {
+      const { http, httpTesting, state } = setupTokenRefresh({ attachToken: true });
+      state().setToken('old-secret');
       const events: TokenRefreshEvent[] = [];
       state().events.subscribe((event) => events.push(event));
       track(http.get('/api/a'));
@@ -299,7 +416,9 @@ describe('token refresh under races', () => {
         'requestRetried /api/a',
         'requestRetried /api/b',
       ]);
-      expect(JSON.stringify(events.map(({ type }) => type))).not.toContain('secret');
+      for (const event of events) {
+        if ('request' in event) expect(event.request.headers.keys()).toEqual([]);
+      }
     });
 
     it('reports a throwing callback to the ErrorHandler and still releases the queue', () => {

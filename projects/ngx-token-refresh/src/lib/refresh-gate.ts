@@ -12,12 +12,13 @@ import {
   type Observable,
   Subject,
   Subscription,
+  catchError,
   filter,
   from,
   switchMap,
   take,
+  tap,
   throwError,
-  catchError,
 } from 'rxjs';
 
 import { createTokenUrlPolicy } from './create-token-url-policy';
@@ -28,9 +29,14 @@ import type { TokenRefreshEvent } from './token-refresh-event';
 import { TOKEN_REFRESH_RETRY_COUNT } from './token-refresh-retry-count';
 import type { TokenRefreshState } from './token-refresh-state';
 
+/**
+ * How a refresh ended. A new token comes with the epoch it opened, so a repeat is stamped with the
+ * token state it really carries. `own` means "give each waiter its own error back" (the app cleared
+ * the token while the refresh ran).
+ */
 type RefreshOutcome =
-  | { readonly ok: true; readonly token: string; readonly response: HttpResponse<unknown> }
-  | { readonly ok: false; readonly error: unknown };
+  | { readonly ok: true; readonly token: string; readonly epoch: number }
+  | { readonly ok: false; readonly error: unknown; readonly own?: true };
 
 /** Switches shared by every application that uses one controller. */
 export interface GateSwitch {
@@ -74,42 +80,57 @@ export class RefreshGate implements TokenRefreshState {
   private refreshCallDepth = 0;
   private readonly isAllowedUrl: (url: string) => boolean;
   private readonly errorHandler: ErrorHandler | null;
+  private readonly warnedOrigins = new Set<string>();
 
   constructor(
     private readonly options: ResolvedTokenRefreshOptions,
     private readonly switches: GateSwitch,
     private readonly injector: Injector,
   ) {
-    this.isAllowedUrl = createTokenUrlPolicy(options.allowedOrigins, injector.get(DOCUMENT, null)?.location?.href);
+    // baseURI is what relative request URLs resolve against (it honours <base href>).
+    const document = injector.get(DOCUMENT, null);
+    this.isAllowedUrl = createTokenUrlPolicy(options.allowedOrigins, document?.baseURI || document?.location?.href);
     this.errorHandler = injector.get(ErrorHandler, null);
   }
 
   intercept(request: HttpRequest<unknown>, next: HttpHandlerFn): Observable<HttpEvent<unknown>> {
-    if (this.refreshCallDepth > 0 || request.context.get(SKIP_TOKEN_REFRESH) || !this.isAllowedUrl(request.url)) {
-      return next(request);
+    if (this.refreshCallDepth > 0 || request.context.get(SKIP_TOKEN_REFRESH)) return next(request);
+    if (!this.isAllowedUrl(request.url)) {
+      return typeof ngDevMode !== 'undefined' && ngDevMode
+        ? next(request).pipe(tap({ error: this.warnUnmanaged(request) }))
+        : next(request);
     }
-    const sentEpoch = this.epoch;
+    const arrivalEpoch = this.epoch;
     const wave = this.wave;
     if (wave) {
       // The token this request would carry is known to be rejected: wait for the new one instead of
       // paying a round trip for a certain 401. After a failed refresh it goes out unchanged (it may
-      // not need a token at all), and its 401 then ends at the caller without another refresh.
+      // not need a token at all) and keeps its arrival epoch, so its 401 then ends at the caller
+      // without another refresh.
       this.emit({ type: 'requestHeld', request });
       return wave.pipe(
         filter(isSettled),
         take(1),
         switchMap((outcome) =>
-          this.send(outcome.ok ? this.options.setAuthHeader(request, outcome.token) : request, next, 0, sentEpoch),
+          outcome.ok
+            ? this.send(this.options.setAuthHeader(request, outcome.token), request, next, 0, outcome.epoch)
+            : this.send(request, request, next, 0, arrivalEpoch),
         ),
       );
     }
     const token = this.tokenValue;
     const outgoing = this.options.attachToken && token !== null ? this.options.setAuthHeader(request, token) : request;
-    return this.send(outgoing, next, 0, sentEpoch);
+    return this.send(outgoing, request, next, 0, arrivalEpoch);
   }
 
   setToken(token: string | null): void {
+    const wave = this.wave;
     this.updateToken(token);
+    if (!wave) return;
+    // The app decided (a login, a logout) while a refresh ran: its answer no longer matters. End it
+    // without callbacks; waiters repeat with the app's token, or get their own error after a logout.
+    this.unlock(wave);
+    wave.next(token !== null ? { ok: true, token, epoch: this.epoch } : { ok: false, error: null, own: true });
   }
 
   eject(): void {
@@ -120,15 +141,26 @@ export class RefreshGate implements TokenRefreshState {
     this.switches.reinstate();
   }
 
-  /** Ends a refresh in flight when the application is destroyed; its waiters go with the app. */
+  /** Ends a refresh in flight when the application is destroyed, so no caller is left waiting. */
   destroy(): void {
-    this.waveSubscription?.unsubscribe();
-    this.wave = null;
+    const wave = this.wave;
+    if (wave) {
+      this.unlock(wave);
+      wave.next({
+        ok: false,
+        error: new TokenRefreshError('Destroyed', 'the application was destroyed while the refresh was in flight'),
+      });
+    }
     this.eventSubject.complete();
   }
 
+  /**
+   * Sends `request` and handles its failure. `original` is the request as the caller made it (events
+   * show that one, so they never carry a token), `sentEpoch` the token state `request` was sent in.
+   */
   private send(
     request: HttpRequest<unknown>,
+    original: HttpRequest<unknown>,
     next: HttpHandlerFn,
     retries: number,
     sentEpoch: number,
@@ -139,7 +171,7 @@ export class RefreshGate implements TokenRefreshState {
         retries < this.options.maxRetryCount &&
         this.options.statusCodes.includes(error.status) &&
         !this.switches.isEjected()
-          ? this.recover(request, next, retries, sentEpoch, error)
+          ? this.recover(request, original, next, retries, sentEpoch, error)
           : throwError(() => error),
       ),
     );
@@ -147,6 +179,7 @@ export class RefreshGate implements TokenRefreshState {
 
   private recover(
     request: HttpRequest<unknown>,
+    original: HttpRequest<unknown>,
     next: HttpHandlerFn,
     retries: number,
     sentEpoch: number,
@@ -156,35 +189,36 @@ export class RefreshGate implements TokenRefreshState {
       // The token changed after this request left, so its 401 is about an older token: repeat it
       // with the current one, or, if the last refresh failed (no token), let the caller have it.
       const token = this.tokenValue;
-      return token !== null ? this.retry(request, next, retries, token) : throwError(() => error);
+      return token !== null ? this.retry(request, original, next, retries, token, this.epoch) : throwError(() => error);
     }
-    this.emit({ type: 'requestQueued', request, status: error.status });
-    const wave = this.wave ?? this.startRefresh(request);
+    this.emit({ type: 'requestQueued', request: original, status: error.status });
+    const wave = this.wave ?? this.startRefresh(original);
     return wave.pipe(
       filter(isSettled),
       take(1),
       switchMap((outcome) =>
-        outcome.ok ? this.retry(request, next, retries, outcome.token) : throwError(() => outcome.error),
+        outcome.ok
+          ? this.retry(request, original, next, retries, outcome.token, outcome.epoch)
+          : throwError(() => (outcome.own ? error : outcome.error)),
       ),
     );
   }
 
   private retry(
     request: HttpRequest<unknown>,
+    original: HttpRequest<unknown>,
     next: HttpHandlerFn,
     retries: number,
     token: string,
+    epoch: number,
   ): Observable<HttpEvent<unknown>> {
     const attempt = retries + 1;
     // A fresh context: the caller's context object may be shared with other requests.
     const context = new HttpContext();
     for (const key of request.context.keys()) context.set(key, request.context.get(key));
-    const repeated = this.options.setAuthHeader(
-      request.clone({ context: context.set(TOKEN_REFRESH_RETRY_COUNT, attempt) }),
-      token,
-    );
-    this.emit({ type: 'requestRetried', request: repeated, attempt });
-    return this.send(repeated, next, attempt, this.epoch);
+    context.set(TOKEN_REFRESH_RETRY_COUNT, attempt);
+    this.emit({ type: 'requestRetried', request: original, attempt });
+    return this.send(this.options.setAuthHeader(request.clone({ context }), token), original, next, attempt, epoch);
   }
 
   private startRefresh(trigger: HttpRequest<unknown>): BehaviorSubject<RefreshOutcome | null> {
@@ -198,10 +232,12 @@ export class RefreshGate implements TokenRefreshState {
     this.refreshing.set(true);
     this.emit({ type: 'refreshStarted', request: trigger });
 
-    const settle = (outcome: RefreshOutcome) => {
+    const settle = (
+      result: { ok: true; token: string; response: HttpResponse<unknown> } | { ok: false; error: unknown },
+    ) => {
       if (subscription.closed) return;
       subscription.unsubscribe();
-      this.finish(wave, outcome);
+      this.finish(wave, result);
     };
 
     const { refreshTimeout } = this.options;
@@ -238,7 +274,9 @@ export class RefreshGate implements TokenRefreshState {
     return wave;
   }
 
-  private readToken(response: HttpResponse<unknown>): RefreshOutcome {
+  private readToken(
+    response: HttpResponse<unknown>,
+  ): { ok: true; token: string; response: HttpResponse<unknown> } | { ok: false; error: unknown } {
     let token: unknown;
     try {
       token = this.options.extractToken(response);
@@ -247,34 +285,56 @@ export class RefreshGate implements TokenRefreshState {
     }
     if (typeof token === 'string' && USABLE_TOKEN.test(token)) return { ok: true, token, response };
     const found =
-      typeof token === 'string'
-        ? token === ''
+      typeof token !== 'string'
+        ? String(token)
+        : token === ''
           ? 'an empty string'
-          : 'a string with spaces or control characters'
-        : String(token);
+          : 'a string with spaces or control characters';
     return {
       ok: false,
-      error: new TokenRefreshError('EmptyToken', `extractToken returned ${found} instead of a token`),
+      error: new TokenRefreshError('InvalidToken', `extractToken returned ${found} instead of a token`),
     };
   }
 
-  private finish(wave: BehaviorSubject<RefreshOutcome | null>, outcome: RefreshOutcome): void {
-    this.wave = null;
-    this.waveSubscription = null;
-    this.updateToken(outcome.ok ? outcome.token : null);
-    this.refreshing.set(false);
-    // Callbacks run before the queue is released: a token stored by onRefreshSuccess is in place for
-    // the repeats, and onRefreshFailure can clear the session before callers see their errors.
-    if (outcome.ok) {
-      this.emit({ type: 'refreshSucceeded' });
-      this.notify(() => this.options.onRefreshSuccess?.(outcome.token, outcome.response));
-    } else {
-      this.emit({ type: 'refreshFailed', error: outcome.error });
-      this.notify(() => this.options.onRefreshFailure?.(outcome.error));
+  private finish(
+    wave: BehaviorSubject<RefreshOutcome | null>,
+    result: { ok: true; token: string; response: HttpResponse<unknown> } | { ok: false; error: unknown },
+  ): void {
+    // A refresh that answers synchronously ends inside refreshApiCall; what follows (callbacks and
+    // repeats) is not part of the refresh call and must go through the interceptor as usual.
+    const depth = this.refreshCallDepth;
+    this.refreshCallDepth = 0;
+    try {
+      this.unlock(wave);
+      this.updateToken(result.ok ? result.token : null);
+      // Callbacks run before the queue is released: a token stored by onRefreshSuccess is in place
+      // for the repeats, and onRefreshFailure can clear the session before callers see their errors.
+      if (result.ok) {
+        this.emit({ type: 'refreshSucceeded' });
+        this.notify(() => this.options.onRefreshSuccess?.(result.token, result.response));
+        // Read the epoch only now: a callback that stores the token through setToken moves it on.
+        wave.next({ ok: true, token: result.token, epoch: this.epoch });
+      } else {
+        this.emit({ type: 'refreshFailed', error: result.error });
+        this.notify(() => this.options.onRefreshFailure?.(result.error));
+        wave.next(result);
+      }
+    } finally {
+      this.refreshCallDepth = depth;
     }
-    // Not completed: a completed BehaviorSubject would not replay the outcome to the request that
-    // started a refresh which settled synchronously, before that request began to wait.
-    wave.next(outcome);
+  }
+
+  /**
+   * Frees the lock held by `wave`. The wave itself is not completed: a completed BehaviorSubject would
+   * not replay the outcome to the request that started a refresh which settled synchronously, before
+   * that request began to wait.
+   */
+  private unlock(wave: BehaviorSubject<RefreshOutcome | null>): void {
+    if (this.wave !== wave) return;
+    this.wave = null;
+    this.waveSubscription?.unsubscribe();
+    this.waveSubscription = null;
+    this.refreshing.set(false);
   }
 
   private updateToken(token: string | null): void {
@@ -295,5 +355,24 @@ export class RefreshGate implements TokenRefreshState {
 
   private emit(event: TokenRefreshEvent): void {
     if (this.eventSubject.observed) this.eventSubject.next(event);
+  }
+
+  /** Dev mode: say once per origin why a 401 from it did not start a refresh. */
+  private warnUnmanaged(request: HttpRequest<unknown>): (error: unknown) => void {
+    return (error) => {
+      if (!(error instanceof HttpErrorResponse) || !this.options.statusCodes.includes(error.status)) return;
+      let origin: string;
+      try {
+        origin = new URL(request.url, 'https://application.invalid').origin;
+      } catch {
+        origin = request.url;
+      }
+      if (this.warnedOrigins.has(origin)) return;
+      this.warnedOrigins.add(origin);
+      console.warn(
+        `ngx-token-refresh: a ${error.status} from ${request.url} did not start a refresh, because tokens may not ` +
+          `go there. Add its origin to allowedOrigins if it should (https only, or http on localhost).`,
+      );
+    };
   }
 }

@@ -1,6 +1,7 @@
 import type { HttpRequest, HttpResponse } from '@angular/common/http';
 import type { ObservableInput } from 'rxjs';
 
+import { isSecureTokenUrl } from './create-token-url-policy';
 import type { TokenRefreshOptions } from './token-refresh-options';
 
 /** {@link TokenRefreshOptions} with every default filled in. */
@@ -67,31 +68,50 @@ function assertValidOptions(options: TokenRefreshOptions): void {
   if (maxRetryCount !== undefined && (!Number.isInteger(maxRetryCount) || maxRetryCount < 0)) {
     fail(`maxRetryCount must be a whole number of 0 or more, got ${String(maxRetryCount)}`);
   }
+  // setTimeout holds at most 2^31 - 1 ms; a larger delay would fire at once.
   if (
     refreshTimeout !== undefined &&
-    (typeof refreshTimeout !== 'number' || Number.isNaN(refreshTimeout) || refreshTimeout <= 0)
+    refreshTimeout !== Infinity &&
+    (typeof refreshTimeout !== 'number' || !(refreshTimeout > 0 && refreshTimeout <= MAX_TIMEOUT))
   ) {
-    fail(`refreshTimeout must be a number of milliseconds above 0 (or Infinity), got ${String(refreshTimeout)}`);
+    fail(
+      `refreshTimeout must be between 1 and ${MAX_TIMEOUT} milliseconds, or Infinity, got ${String(refreshTimeout)}`,
+    );
   }
   if (attachToken !== undefined && typeof attachToken !== 'boolean') fail('attachToken must be true or false');
   if (allowedOrigins !== undefined) {
     if (!Array.isArray(allowedOrigins)) fail('allowedOrigins must be an array of origins or regular expressions');
     for (const origin of allowedOrigins) {
-      if (origin instanceof RegExp) continue;
-      if (typeof origin !== 'string' || !isOrigin(origin)) {
+      if (origin instanceof RegExp) {
+        // An unanchored /api\.example\.com/ also matches https://api.example.com.evil.example.
+        if (!origin.source.startsWith('^') || !origin.source.endsWith('$')) {
+          fail(`allowedOrigins holds ${String(origin)}: anchor patterns with ^ and $ so look-alike hosts do not match`);
+        }
+        continue;
+      }
+      const url = typeof origin === 'string' ? parseOrigin(origin) : null;
+      if (!url) {
         fail(
           `allowedOrigins holds ${JSON.stringify(origin)}, which is not an origin such as 'https://api.example.com'`,
+        );
+      } else if (!isSecureTokenUrl(url)) {
+        fail(
+          `allowedOrigins holds ${origin}, which can never receive a token: tokens travel over https only (or http on localhost)`,
         );
       }
     }
   }
 }
 
-function isOrigin(value: string): boolean {
+const MAX_TIMEOUT = 2 ** 31 - 1;
+
+/** The URL of `value` when it is an origin alone (scheme, host, optional port and trailing slash). */
+function parseOrigin(value: string): URL | null {
   try {
     const url = new URL(value);
-    return url.origin !== 'null' && url.origin === value.replace(/\/$/, '').toLowerCase();
+    const bare = url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password;
+    return url.origin !== 'null' && bare && /^[a-z][a-z0-9+.-]*:\/\/[^/]+\/?$/i.test(value) ? url : null;
   } catch {
-    return false;
+    return null;
   }
 }

@@ -2,15 +2,17 @@
  * Why a refresh failed for a reason of the interceptor's own; failures of the refresh request
  * itself reach callers as the very error object `refreshApiCall` produced.
  *
- * - `EmptyToken`: `extractToken` returned an empty string or something that is not a string.
+ * - `InvalidToken`: `extractToken` returned an empty string, something that is not a string, or a
+ *   string with spaces or control characters (such as `'Bearer abc'`).
  * - `NoResponse`: the Observable of `refreshApiCall` completed without a value.
  * - `Timeout`: no answer within `refreshTimeout`.
+ * - `Destroyed`: the application was destroyed while the refresh was in flight.
  */
-export type TokenRefreshErrorCode = 'EmptyToken' | 'NoResponse' | 'Timeout';
+export type TokenRefreshErrorCode = 'InvalidToken' | 'NoResponse' | 'Timeout' | 'Destroyed';
 
 /**
  * The error a refresh fails with when the refresh request itself did not fail but gave no usable
- * token in time. Queued requests are rejected with it and `onRefreshFailure` receives it.
+ * token in time, or could not finish. Queued requests are rejected with it and `onRefreshFailure` receives it.
  *
  * @usageNotes
  * ```ts

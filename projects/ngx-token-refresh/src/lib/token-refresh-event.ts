@@ -2,8 +2,8 @@ import type { HttpRequest } from '@angular/common/http';
 
 /**
  * What the token-refresh interceptor did, as emitted by `TokenRefreshState.events`, for logging and
- * for making the mechanism visible. Tokens are deliberately absent, so logging events never leaks
- * one.
+ * for making the mechanism visible. `request` is always the request as it reached this interceptor,
+ * before it wrote any token, so logging events never leaks a token of this interceptor's.
  *
  * - `refreshStarted`: a refresh call began, triggered by `request`'s failure.
  * - `refreshSucceeded` / `refreshFailed`: the refresh ended (once per refresh).

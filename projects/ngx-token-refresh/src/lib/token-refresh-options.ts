@@ -60,19 +60,24 @@ export interface TokenRefreshOptions {
 
   /**
    * Called once per successful refresh, before the queued requests are repeated (so a token stored
-   * here is already in place for them).
+   * here is already in place for them). Runs in the application's injection context. Default: none.
+   *
+   * @example (token) => inject(SessionStore).setAccessToken(token)
    */
   readonly onRefreshSuccess?: (token: string, response: HttpResponse<unknown>) => void;
 
   /**
    * Called once per failed refresh, before the queued requests are rejected with the same error,
-   * e.g. to clear the session and navigate to the login page.
+   * e.g. to clear the session and navigate to the login page. Runs in the application's injection
+   * context. Default: none.
+   *
+   * @example () => inject(Router).navigate(['/login'])
    */
   readonly onRefreshFailure?: (error: unknown) => void;
 
   /**
-   * Milliseconds a refresh may take before it fails with a `TokenRefreshError` of code `Timeout`.
-   * `Infinity` waits forever. Default: `30000`.
+   * Milliseconds a refresh may take before it fails with a `TokenRefreshError` of code `Timeout`
+   * (1 to 2147483647, the most `setTimeout` can hold). `Infinity` waits forever. Default: `30000`.
    */
   readonly refreshTimeout?: number;
 
@@ -86,9 +91,10 @@ export interface TokenRefreshOptions {
   /**
    * Origins, besides the application's own, whose requests the interceptor manages: only these get a
    * token written into them, and only their failures trigger a refresh. Strings are exact origins
-   * (`'https://api.example.com'`), regular expressions are tested against the origin. Whatever is
-   * listed, a token is never written to plain `http:` except on localhost. Default: `[]` (same-origin
-   * and relative URLs only).
+   * (`'https://api.example.com'`), regular expressions are tested against the origin and must be
+   * anchored (`/^https:\/\/[a-z]+\.example\.com$/`). A token is never written to plain `http:` except
+   * on localhost, so listing an `http:` origin elsewhere is an error. Default: `[]` (the application's
+   * own origin and relative URLs only).
    */
   readonly allowedOrigins?: readonly (string | RegExp)[];
 }
