@@ -66,6 +66,26 @@ describe('tokens only where they belong', () => {
     });
   });
 
+  describe('in dev mode', () => {
+    it('warns once per origin that a 401 from an unmanaged origin did not start a refresh', () => {
+      const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+      try {
+        const { http, httpTesting } = setup('https://app.example.com/home');
+        for (const url of ['https://api.other.example/a', 'https://api.other.example/b']) {
+          http.get(url).subscribe({ error: () => undefined });
+          httpTesting.expectOne(url).flush(null, { status: 401, statusText: 'Unauthorized' });
+        }
+
+        expect(warn).toHaveBeenCalledTimes(1);
+        expect(warn.mock.calls[0]?.[0]).toMatch(
+          /^ngx-token-refresh: a 401 from https:\/\/api\.other\.example\/a .*allowedOrigins/,
+        );
+      } finally {
+        warn.mockRestore();
+      }
+    });
+  });
+
   describe('on a plain-http application', () => {
     it('never writes the token to its own origin unless that is localhost', () => {
       const intranet = setup('http://intranet.example/app');
