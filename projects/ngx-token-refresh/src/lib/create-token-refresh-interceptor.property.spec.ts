@@ -463,12 +463,17 @@ async function runScenario(s: fc.Scheduler, scenario: Scenario): Promise<RunResu
 }
 
 describe('createTokenRefreshInterceptor under random interleavings (property-based)', () => {
-  beforeEach(() =>
+  beforeEach(() => {
     jest.useFakeTimers({
       doNotFake: ['Date', 'nextTick', 'queueMicrotask', 'setImmediate', 'performance', 'hrtime'],
-    }),
-  );
-  afterEach(() => jest.useRealTimers());
+    });
+    // 401s from unmanaged origins are part of the scenarios; their dev-mode hint would flood the log.
+    jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+  });
+  afterEach(() => {
+    jest.useRealTimers();
+    jest.restoreAllMocks();
+  });
 
   it('keeps every invariant of the refresh lock for any responses, refresh outcomes and interleaving', async () => {
     let runs = 0;

@@ -8,7 +8,10 @@ import { type TokenRefreshOptions, createTokenRefreshInterceptor, injectTokenRef
 // Which URLs may carry the token, seen through the interceptor: with `attachToken` every outgoing
 // request shows the decision, and a 401 from a URL that may not carry the token never starts a refresh.
 describe('tokens only where they belong', () => {
-  afterEach(() => TestBed.inject(HttpTestingController).verify());
+  afterEach(() => {
+    TestBed.inject(HttpTestingController).verify();
+    jest.restoreAllMocks();
+  });
 
   describe('on an https application', () => {
     it.each([
@@ -51,6 +54,7 @@ describe('tokens only where they belong', () => {
     });
 
     it('never refreshes for, nor repeats with a token, a 401 from another origin', () => {
+      jest.spyOn(console, 'warn').mockImplementation(() => undefined);
       const { http, httpTesting, refreshCount } = setup('https://app.example.com/home');
       let status = 0;
       http
