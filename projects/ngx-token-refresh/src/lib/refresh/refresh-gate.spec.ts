@@ -309,6 +309,59 @@ describe('token refresh under races', () => {
     });
   });
 
+  describe('refresh() on demand', () => {
+    it('shares one refresh call with the 401s in flight and emits the new token', () => {
+      const { http, httpTesting, refreshCount, state } = setupTokenRefresh();
+      track(http.get('/api/a'));
+      httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
+
+      const manual = track(state().refresh());
+      httpTesting.expectOne('/auth/refresh').flush({ accessToken: 'shared' });
+
+      expect(manual.value).toBe('shared');
+      expect(manual.settled).toBe(1);
+      expect(refreshCount()).toBe(1);
+      httpTesting.expectOne('/api/a').flush('a');
+    });
+
+    it('starts a refresh when idle, holds requests meanwhile, and fails with the very refresh error', () => {
+      const { http, httpTesting, refreshCount, state } = setupTokenRefresh();
+      const manual = track(state().refresh());
+      expect(refreshCount()).toBe(1);
+      const held = track(http.get('/api/held'));
+      httpTesting.expectNone('/api/held');
+
+      httpTesting.expectOne('/auth/refresh').flush(null, UNAUTHORIZED);
+
+      expect((manual.error as HttpErrorResponse).url).toBe('/auth/refresh');
+      httpTesting.expectOne('/api/held').flush('held');
+      expect(held.value).toBe('held');
+    });
+
+    it('does nothing until subscribed, and keeps refreshing when its caller unsubscribes', () => {
+      const { httpTesting, refreshCount, state } = setupTokenRefresh();
+      const lazy = state().refresh();
+      expect(refreshCount()).toBe(0);
+
+      lazy.subscribe().unsubscribe();
+
+      const refresh = httpTesting.expectOne('/auth/refresh');
+      expect(refresh.cancelled).toBe(false);
+      refresh.flush({ accessToken: 'kept' });
+      expect(state().token()).toBe('kept');
+    });
+
+    it('fails with TokenRefreshError Cancelled when a logout ends the refresh', () => {
+      const { httpTesting, state } = setupTokenRefresh();
+      const manual = track(state().refresh());
+      httpTesting.expectOne('/auth/refresh');
+
+      state().setToken(null);
+
+      expect((manual.error as TokenRefreshError).code).toBe('Cancelled');
+    });
+  });
+
   describe('synchronous answers', () => {
     it('repeats a 401 for a token replaced while the queue was being released, without a third refresh', () => {
       // t1 is rejected at once; from the second refresh on the newest token works. Every answer is
@@ -407,7 +460,7 @@ describe('token refresh under races', () => {
       httpTesting.expectOne('/auth/refresh').flush({ accessToken: 'secret' });
       for (const url of ['/api/a', '/api/b', '/api/c']) httpTesting.expectOne(url).flush(url);
 
-      expect(events.map((event) => `${event.type} ${'request' in event ? event.request.url : ''}`.trim())).toEqual([
+      expect(events.map((event) => `${event.type} ${'request' in event ? event.request?.url : ''}`.trim())).toEqual([
         'requestQueued /api/a',
         'refreshStarted /api/a',
         'requestHeld /api/c',
@@ -417,7 +470,7 @@ describe('token refresh under races', () => {
         'requestRetried /api/b',
       ]);
       for (const event of events) {
-        if ('request' in event) expect(event.request.headers.keys()).toEqual([]);
+        if ('request' in event) expect(event.request?.headers.keys()).toEqual([]);
       }
     });
 

@@ -13,8 +13,10 @@ import {
   Subject,
   Subscription,
   catchError,
+  defer,
   filter,
   from,
+  map,
   switchMap,
   take,
   tap,
@@ -31,8 +33,8 @@ import type { TokenRefreshState } from './token-refresh-state';
 
 /**
  * How a refresh ended. A new token comes with the epoch it opened, so a repeat is stamped with the
- * token state it really carries. `own` means "give each waiter its own error back" (the app cleared
- * the token while the refresh ran).
+ * token state it really carries. `own` means "give each failed request its own error back" (the app
+ * cleared the token while the refresh ran); `error` is then for callers of `refresh()`.
  */
 type RefreshOutcome =
   | { readonly ok: true; readonly token: string; readonly epoch: number }
@@ -123,6 +125,19 @@ export class RefreshGate implements TokenRefreshState {
     return this.send(outgoing, request, next, 0, arrivalEpoch);
   }
 
+  refresh(): Observable<string> {
+    return defer(() =>
+      (this.wave ?? this.startRefresh(null)).pipe(
+        filter(isSettled),
+        take(1),
+        map((outcome) => {
+          if (outcome.ok) return outcome.token;
+          throw outcome.error;
+        }),
+      ),
+    );
+  }
+
   setToken(token: string | null): void {
     const wave = this.wave;
     this.updateToken(token);
@@ -130,7 +145,11 @@ export class RefreshGate implements TokenRefreshState {
     // The app decided (a login, a logout) while a refresh ran: its answer no longer matters. End it
     // without callbacks; waiters repeat with the app's token, or get their own error after a logout.
     this.unlock(wave);
-    wave.next(token !== null ? { ok: true, token, epoch: this.epoch } : { ok: false, error: null, own: true });
+    wave.next(
+      token !== null
+        ? { ok: true, token, epoch: this.epoch }
+        : { ok: false, error: new TokenRefreshError('Cancelled', 'setToken(null) ended the refresh'), own: true },
+    );
   }
 
   eject(): void {
@@ -221,7 +240,7 @@ export class RefreshGate implements TokenRefreshState {
     return this.send(this.options.setAuthHeader(request.clone({ context }), token), original, next, attempt, epoch);
   }
 
-  private startRefresh(trigger: HttpRequest<unknown>): BehaviorSubject<RefreshOutcome | null> {
+  private startRefresh(trigger: HttpRequest<unknown> | null): BehaviorSubject<RefreshOutcome | null> {
     // A subject of its own per refresh, so a new refresh started from inside the release of the
     // previous one (a repeat failing again at once) can never hand its outcome to older waiters.
     const wave = new BehaviorSubject<RefreshOutcome | null>(null);

@@ -7,8 +7,10 @@
  * - `NoResponse`: the Observable of `refreshApiCall` completed without a value.
  * - `Timeout`: no answer within `refreshTimeout`.
  * - `Destroyed`: the application was destroyed while the refresh was in flight.
+ * - `Cancelled`: `setToken(null)` (a logout) ended the refresh; only callers of
+ *   `TokenRefreshState.refresh()` see it (failed requests get their own 401 back).
  */
-export type TokenRefreshErrorCode = 'InvalidToken' | 'NoResponse' | 'Timeout' | 'Destroyed';
+export type TokenRefreshErrorCode = 'InvalidToken' | 'NoResponse' | 'Timeout' | 'Destroyed' | 'Cancelled';
 
 /**
  * The error a refresh fails with when the refresh request itself did not fail but gave no usable

@@ -5,7 +5,8 @@ import type { HttpRequest } from '@angular/common/http';
  * for making the mechanism visible. `request` is always the request as it reached this interceptor,
  * before it wrote any token, so logging events never leaks a token of this interceptor's.
  *
- * - `refreshStarted`: a refresh call began, triggered by `request`'s failure.
+ * - `refreshStarted`: a refresh call began, triggered by `request`'s failure (`null` when started
+ *   by `TokenRefreshState.refresh()`).
  * - `refreshSucceeded` / `refreshFailed`: the refresh ended (once per refresh).
  * - `requestQueued`: `request` failed with `status` and waits for the refresh in flight.
  * - `requestHeld`: `request` arrived while a refresh was in flight and waits for it before being
@@ -18,7 +19,7 @@ import type { HttpRequest } from '@angular/common/http';
  * ```
  */
 export type TokenRefreshEvent =
-  | { readonly type: 'refreshStarted'; readonly request: HttpRequest<unknown> }
+  | { readonly type: 'refreshStarted'; readonly request: HttpRequest<unknown> | null }
   | { readonly type: 'refreshSucceeded' }
   | { readonly type: 'refreshFailed'; readonly error: unknown }
   | { readonly type: 'requestQueued'; readonly request: HttpRequest<unknown>; readonly status: number }

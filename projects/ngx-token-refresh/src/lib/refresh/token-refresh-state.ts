@@ -29,6 +29,17 @@ export interface TokenRefreshState {
   readonly events: Observable<TokenRefreshEvent>;
 
   /**
+   * Refreshes the token now, or joins the refresh in flight, through the same lock as the
+   * interceptor (so a refresh started here and one started by a 401 are one and the same call).
+   * Emits the new token, or fails with the refresh's error. Starts when subscribed; unsubscribing
+   * does not cancel the refresh. Use it to restore a session after a reload (cookie flow) or to
+   * refresh ahead of expiry.
+   *
+   * @example injectTokenRefresh().refresh().subscribe({ error: () => router.navigate(['/login']) })
+   */
+  refresh(): Observable<string>;
+
+  /**
    * Sets the current token, e.g. after login (a token) or logout (`null`). A 401 that comes back
    * afterwards for a request sent before is repeated with this token instead of starting a refresh.
    */
