@@ -1,6 +1,8 @@
 /*
  * Public API of ngx-token-refresh.
  */
+
+// Token refresh
 export { createTokenRefreshInterceptor } from './lib/refresh/create-token-refresh-interceptor';
 export type { TokenRefreshController } from './lib/refresh/create-token-refresh-interceptor';
 export { injectTokenRefresh } from './lib/refresh/inject-token-refresh';
@@ -13,3 +15,25 @@ export { tokenRefreshInterceptor } from './lib/refresh/token-refresh-interceptor
 export type { TokenRefreshOptions } from './lib/refresh/token-refresh-options';
 export { TOKEN_REFRESH_RETRY_COUNT } from './lib/refresh/token-refresh-retry-count';
 export type { TokenRefreshState } from './lib/refresh/token-refresh-state';
+
+// Service client: errors
+export { ApiError } from './lib/errors/api-error';
+export type { ApiErrorDetail } from './lib/errors/api-error';
+export { getFieldErrors } from './lib/errors/get-field-errors';
+export { parseApiError } from './lib/errors/parse-api-error';
+
+// Service client: users API
+export { provideUsersApi } from './lib/api/provide-users-api';
+export type { UsersApiConfig } from './lib/api/provide-users-api';
+export type { Created, NewUser, Page, Pagination, User } from './lib/api/user';
+export { UsersService } from './lib/api/users-service';
+
+// Service client: authentication
+export { AuthClient } from './lib/auth/auth-client';
+export type { AuthConfig, RefreshTokenStore } from './lib/auth/auth-config';
+export { authGuard } from './lib/auth/auth-guard';
+export { parseJwtClaims } from './lib/auth/parse-jwt-claims';
+export type { JwtClaims } from './lib/auth/parse-jwt-claims';
+export { provideAuth } from './lib/auth/provide-auth';
+export { readAccessToken } from './lib/auth/read-access-token';
+export { safeReturnUrl } from './lib/auth/safe-return-url';

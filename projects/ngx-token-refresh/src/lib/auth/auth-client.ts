@@ -1,0 +1,113 @@
+import { HttpClient, HttpContext, HttpHeaders } from '@angular/common/http';
+import { Injectable, computed, inject } from '@angular/core';
+import { type Observable, catchError, map, of, throwError } from 'rxjs';
+
+import { ApiError } from '../errors/api-error';
+import { parseApiError } from '../errors/parse-api-error';
+import { injectTokenRefresh } from '../refresh/inject-token-refresh';
+import { SKIP_TOKEN_REFRESH } from '../refresh/skip-token-refresh';
+import { AuthSession } from './auth-session';
+import { parseJwtClaims } from './parse-jwt-claims';
+import { AUTH_CONFIG } from './auth-config';
+import { readAccessToken } from './read-access-token';
+
+/**
+ * Login, refresh and logout against `{baseUrl}/login`, `/refresh` and `/logout`, and the session as
+ * signals. Needs {@link provideAuth}. Its requests carry cookies (`withCredentials`) and are never
+ * handled by the refresh logic; every failure is an {@link ApiError}.
+ *
+ * @usageNotes
+ * ```ts
+ * export class LoginPage {
+ *   private readonly auth = inject(AuthClient);
+ *   submit(username: string, password: string) {
+ *     this.auth.login({ username, password }).subscribe({
+ *       next: () => this.router.navigateByUrl('/users'),
+ *       error: (error: ApiError) => this.error.set(error.message),
+ *     });
+ *   }
+ * }
+ * ```
+ */
+@Injectable({ providedIn: 'root' })
+export class AuthClient {
+  private readonly http = inject(HttpClient);
+  private readonly config = inject(AUTH_CONFIG);
+  private readonly session = inject(AuthSession);
+  private readonly refreshState = injectTokenRefresh();
+
+  /** The current access token (in memory by default), or `null` when signed out. */
+  readonly accessToken = this.session.token;
+
+  /** Whether there is a session (an access token, even one about to be refreshed). */
+  readonly isAuthenticated = computed(() => this.accessToken() !== null);
+
+  /**
+   * When the access token expires, from its `exp` claim (read, not verified), or `null` when there
+   * is no token or it has no readable `exp`.
+   */
+  readonly expiresAt = computed(() => {
+    const exp = parseJwtClaims(this.accessToken())?.exp;
+    return typeof exp === 'number' && Number.isFinite(exp) ? new Date(exp * 1000) : null;
+  });
+
+  /** `POST {baseUrl}/login`; on success the session holds the new token. */
+  login(credentials: { username: string; password: string }): Observable<void> {
+    const { username, password } = credentials ?? {};
+    if (typeof username !== 'string' || typeof password !== 'string') {
+      return throwError(() => new ApiError(0, 'InvalidArgument', 'username and password must be strings'));
+    }
+    return this.http
+      .post(`${this.config.baseUrl}/login`, { username, password }, { observe: 'response', ...this.authRequest() })
+      .pipe(
+        map((response) => {
+          const token = readAccessToken(response);
+          if (!token) {
+            throw new ApiError(
+              response.status,
+              'InvalidResponse',
+              'The server sent an unexpected answer (no access token).',
+            );
+          }
+          this.session.start(token, response.body);
+        }),
+        catchError((error: unknown) => throwError(() => parseApiError(error))),
+      );
+  }
+
+  /**
+   * Renews the access token now (or joins the renewal in flight: there is only ever one), e.g. to
+   * restore the session after a reload in the cookie flow. Emits the new token.
+   */
+  refresh(): Observable<string> {
+    return this.refreshState.refresh().pipe(catchError((error: unknown) => throwError(() => parseApiError(error))));
+  }
+
+  /**
+   * Ends the session: clears the tokens at once, then tells the server (`POST {baseUrl}/logout`,
+   * with the access token and, in the body flow, the refresh token) so it can revoke the refresh
+   * token. Completes even when the server cannot be reached: signing out never fails for the user.
+   */
+  logout(): Observable<void> {
+    const accessToken = this.accessToken();
+    const refreshToken = this.session.refreshToken();
+    this.session.clear();
+    if (!this.config.logoutEndpoint) return of(undefined);
+    const headers = accessToken ? new HttpHeaders({ Authorization: `Bearer ${accessToken}` }) : undefined;
+    return this.http
+      .post(`${this.config.baseUrl}/logout`, refreshToken ? { refreshToken } : null, { headers, ...this.authRequest() })
+      .pipe(
+        map(() => undefined),
+        catchError(() => of(undefined)),
+      );
+  }
+
+  /** Forgets the session locally, without telling the server. */
+  clearSession(): void {
+    this.session.clear();
+  }
+
+  private authRequest() {
+    return { withCredentials: true, context: new HttpContext().set(SKIP_TOKEN_REFRESH, true) };
+  }
+}

@@ -1,0 +1,123 @@
+import { InjectionToken } from '@angular/core';
+
+import type { ApiError } from '../errors/api-error';
+import type { TokenRefreshOptions } from '../refresh/token-refresh-options';
+
+/**
+ * Where the app keeps the refresh token in the body flow. Any storage the app chooses (memory,
+ * `sessionStorage`, a native keychain); never `localStorage` for anything long-lived.
+ *
+ * @usageNotes
+ * ```ts
+ * const store: RefreshTokenStore = {
+ *   get: () => sessionStorage.getItem('refreshToken'),
+ *   set: (token) => (token ? sessionStorage.setItem('refreshToken', token) : sessionStorage.removeItem('refreshToken')),
+ * };
+ * ```
+ */
+export interface RefreshTokenStore {
+  /** The stored refresh token, or `null`. */
+  get(): string | null;
+  /** Stores a (rotated) refresh token, or removes it with `null`. */
+  set(token: string | null): void;
+}
+
+/** Configuration of the authentication client, for {@link provideAuth}. */
+export interface AuthConfig {
+  /** Base URL of `/login`, `/refresh` and `/logout`; relative or absolute. Default: `'/auth'`. */
+  readonly baseUrl?: string;
+  /**
+   * `'cookie'` (recommended): the refresh token is an HttpOnly cookie the browser sends with
+   * `POST {baseUrl}/refresh`; no script ever sees it. `'body'`: the client sends
+   * `{ refreshToken }` read from `refreshTokenStore`, and stores the rotated one the server returns.
+   * Default: `'cookie'`.
+   */
+  readonly refreshFlow?: 'cookie' | 'body';
+  /** Where the refresh token lives in the body flow; required with `refreshFlow: 'body'`. */
+  readonly refreshTokenStore?: RefreshTokenStore;
+  /**
+   * Where the access token lives: `'memory'` (gone on reload; restored by a refresh in the cookie
+   * flow) or `'session'` (`sessionStorage`: this tab only, gone when it closes). Never
+   * `localStorage`. Default: `'memory'`.
+   */
+  readonly tokenStorage?: 'memory' | 'session';
+  /** Call `POST {baseUrl}/logout` on logout (local state is cleared either way). Default: `true`. */
+  readonly logoutEndpoint?: boolean;
+  /** The app's login route, where `authGuard` and the default `onSessionExpired` send people. Default: `'/login'`. */
+  readonly loginPath?: string;
+  /**
+   * Called (in the injection context) when the session ends because a refresh failed, after the
+   * session was cleared. Default: navigate to `loginPath` with `?returnUrl=` the current URL, when
+   * the app has a router.
+   *
+   * @example (error) => inject(Router).navigate(['/login'], { queryParams: { reason: error.code } })
+   */
+  readonly onSessionExpired?: (error: ApiError) => void;
+  /**
+   * Options of the token-refresh interceptor besides the ones this client sets (`refreshApiCall`,
+   * `extractToken`, `onRefreshSuccess`, `onRefreshFailure`, `attachToken`), e.g. `allowedOrigins`
+   * for an API on another origin. Default: `{}`.
+   */
+  readonly interceptor?: Omit<
+    TokenRefreshOptions,
+    'refreshApiCall' | 'extractToken' | 'onRefreshSuccess' | 'onRefreshFailure' | 'attachToken'
+  >;
+}
+
+/** {@link AuthConfig} with its defaults filled in. */
+export type ResolvedAuthConfig = Required<Omit<AuthConfig, 'refreshTokenStore' | 'onSessionExpired' | 'interceptor'>> &
+  Pick<AuthConfig, 'refreshTokenStore' | 'onSessionExpired'>;
+
+/** The resolved configuration of the authentication client. */
+export const AUTH_CONFIG = new InjectionToken<ResolvedAuthConfig>(
+  typeof ngDevMode !== 'undefined' && ngDevMode ? 'AUTH_CONFIG' : '',
+  {
+    providedIn: 'root',
+    factory: () => {
+      throw new Error(
+        'ngx-token-refresh: AuthClient and authGuard need provideAuth({...}) in the application providers',
+      );
+    },
+  },
+);
+
+/**
+ * Fills in the defaults of {@link AuthConfig} and rejects misuse with an error naming the option.
+ */
+export function resolveAuthConfig(config: AuthConfig): ResolvedAuthConfig {
+  const fail = (problem: string): never => {
+    throw new Error(`ngx-token-refresh: ${problem} (check the options of provideAuth)`);
+  };
+  const {
+    baseUrl = '/auth',
+    refreshFlow = 'cookie',
+    refreshTokenStore,
+    tokenStorage = 'memory',
+    logoutEndpoint = true,
+    loginPath = '/login',
+    onSessionExpired,
+  } = config;
+  if (typeof baseUrl !== 'string') fail('baseUrl must be a string such as "/auth"');
+  if (refreshFlow !== 'cookie' && refreshFlow !== 'body')
+    fail(`refreshFlow must be 'cookie' or 'body', got ${String(refreshFlow)}`);
+  if (
+    refreshFlow === 'body' &&
+    (typeof refreshTokenStore?.get !== 'function' || typeof refreshTokenStore.set !== 'function')
+  ) {
+    fail("refreshFlow 'body' needs a refreshTokenStore with get() and set(token)");
+  }
+  if (tokenStorage !== 'memory' && tokenStorage !== 'session') {
+    fail(`tokenStorage must be 'memory' or 'session' (never localStorage), got ${String(tokenStorage)}`);
+  }
+  if (onSessionExpired !== undefined && typeof onSessionExpired !== 'function')
+    fail('onSessionExpired must be a function');
+  return {
+    baseUrl: baseUrl.replace(/\/+$/, ''),
+    refreshFlow,
+    refreshTokenStore,
+    tokenStorage,
+    logoutEndpoint,
+    loginPath,
+    onSessionExpired,
+  };
+}

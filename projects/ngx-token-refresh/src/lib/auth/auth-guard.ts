@@ -1,0 +1,27 @@
+import { inject } from '@angular/core';
+import { type CanActivateFn, Router } from '@angular/router';
+import { catchError, map, of } from 'rxjs';
+
+import { AuthClient } from './auth-client';
+import { AUTH_CONFIG } from './auth-config';
+
+/**
+ * Lets a navigation through only with a session. Without a token it first tries to restore the
+ * session with a refresh (after a reload, the refresh cookie usually still holds), and otherwise
+ * redirects to `loginPath` with `?returnUrl=` the URL that was asked for. Needs {@link provideAuth}.
+ *
+ * @usageNotes
+ * ```ts
+ * { path: 'users', component: UsersPage, canActivate: [authGuard] }
+ * ```
+ */
+export const authGuard: CanActivateFn = (_route, state) => {
+  const auth = inject(AuthClient);
+  if (auth.isAuthenticated()) return true;
+  const router = inject(Router);
+  const toLogin = router.createUrlTree([inject(AUTH_CONFIG).loginPath], { queryParams: { returnUrl: state.url } });
+  return auth.refresh().pipe(
+    map(() => true),
+    catchError(() => of(toLogin)),
+  );
+};

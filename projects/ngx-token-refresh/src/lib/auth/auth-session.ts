@@ -1,0 +1,77 @@
+import { Injectable, inject } from '@angular/core';
+
+import { injectTokenRefresh } from '../refresh/inject-token-refresh';
+import { AUTH_CONFIG } from './auth-config';
+
+/** sessionStorage key of the access token when `tokenStorage: 'session'`. */
+const ACCESS_TOKEN_KEY = 'ngx-token-refresh.accessToken';
+
+/**
+ * Keeps the session's tokens where the configuration says: the access token in the interceptor's
+ * state (the one source of truth the interceptor attaches from), mirrored to `sessionStorage` when
+ * asked; the refresh token, in the body flow, in the app's store. Internal to `provideAuth`.
+ */
+@Injectable({ providedIn: 'root' })
+export class AuthSession {
+  private readonly config = inject(AUTH_CONFIG);
+  private readonly state = injectTokenRefresh();
+
+  /** The current access token. */
+  readonly token = this.state.token;
+
+  /** Puts back the token of this tab after a reload (`tokenStorage: 'session'`). */
+  restore(): void {
+    const stored = this.storage()?.getItem(ACCESS_TOKEN_KEY);
+    if (stored && this.state.token() === null) this.state.setToken(stored);
+  }
+
+  /** A login succeeded: keep its access token (and, in the body flow, its refresh token). */
+  start(accessToken: string, body: unknown): void {
+    this.state.setToken(accessToken);
+    this.renewed(body);
+  }
+
+  /** A refresh succeeded (the interceptor already holds the new token): persist what changed. */
+  renewed(body: unknown): void {
+    const token = this.state.token();
+    if (token !== null) this.write(token);
+    const rotated =
+      typeof body === 'object' && body !== null ? (body as Record<string, unknown>)['refreshToken'] : null;
+    if (this.config.refreshFlow === 'body' && typeof rotated === 'string' && rotated !== '') {
+      this.config.refreshTokenStore?.set(rotated);
+    }
+  }
+
+  /** Forgets every token of the session. */
+  clear(): void {
+    this.state.setToken(null);
+    this.write(null);
+    if (this.config.refreshFlow === 'body') this.config.refreshTokenStore?.set(null);
+  }
+
+  /** The refresh token to send in the body flow, if any. */
+  refreshToken(): string | null {
+    return this.config.refreshFlow === 'body' ? (this.config.refreshTokenStore?.get() ?? null) : null;
+  }
+
+  private write(token: string | null): void {
+    const storage = this.storage();
+    if (!storage) return;
+    try {
+      if (token === null) storage.removeItem(ACCESS_TOKEN_KEY);
+      else storage.setItem(ACCESS_TOKEN_KEY, token);
+    } catch {
+      // Quota exceeded or storage disabled: the token still lives in memory for this page.
+    }
+  }
+
+  /** sessionStorage when configured and usable (not on the server, not blocked by the browser). */
+  private storage(): Storage | null {
+    if (this.config.tokenStorage !== 'session') return null;
+    try {
+      return typeof sessionStorage === 'undefined' ? null : sessionStorage;
+    } catch {
+      return null;
+    }
+  }
+}

@@ -1,0 +1,75 @@
+import { HttpClient, HttpContext } from '@angular/common/http';
+import {
+  type EnvironmentProviders,
+  inject,
+  makeEnvironmentProviders,
+  provideEnvironmentInitializer,
+} from '@angular/core';
+import { Router } from '@angular/router';
+
+import { parseApiError } from '../errors/parse-api-error';
+import { provideTokenRefresh } from '../refresh/provide-token-refresh';
+import { SKIP_TOKEN_REFRESH } from '../refresh/skip-token-refresh';
+import { AUTH_CONFIG, type AuthConfig, type ResolvedAuthConfig, resolveAuthConfig } from './auth-config';
+import { AuthSession } from './auth-session';
+import { readAccessToken } from './read-access-token';
+
+/**
+ * Sets up authentication against this service's `/auth` endpoints in one line: the `AuthClient`, its
+ * session (token in memory or `sessionStorage`, restored at start-up), and the token-refresh
+ * interceptor wired to it (it attaches the token, refreshes through the client, stores the new
+ * token, and on failure clears the session and calls `onSessionExpired`). Add
+ * `tokenRefreshInterceptor` to `withInterceptors`.
+ *
+ * @usageNotes
+ * ```ts
+ * bootstrapApplication(App, {
+ *   providers: [
+ *     provideRouter(routes),
+ *     provideHttpClient(withInterceptors([tokenRefreshInterceptor])),
+ *     provideAuth({ baseUrl: '/auth', loginPath: '/login' }),
+ *   ],
+ * });
+ * ```
+ *
+ * @throws when `refreshFlow: 'body'` comes without a `refreshTokenStore`, or an option has the wrong type.
+ */
+export function provideAuth(config: AuthConfig = {}): EnvironmentProviders {
+  const resolved = resolveAuthConfig(config);
+  return makeEnvironmentProviders([
+    { provide: AUTH_CONFIG, useValue: resolved },
+    provideTokenRefresh({
+      ...config.interceptor,
+      attachToken: true,
+      refreshApiCall: () => requestRefresh(inject(HttpClient), resolved),
+      extractToken: readAccessToken,
+      onRefreshSuccess: (_token, response) => inject(AuthSession).renewed(response.body),
+      onRefreshFailure: (error) => {
+        inject(AuthSession).clear();
+        const apiError = parseApiError(error);
+        if (resolved.onSessionExpired) resolved.onSessionExpired(apiError);
+        else navigateToLogin(resolved.loginPath);
+      },
+    }),
+    // Restore a stored token before the first request goes out.
+    provideEnvironmentInitializer(() => inject(AuthSession).restore()),
+  ]);
+}
+
+/** `POST {baseUrl}/refresh`, with the cookie (always) and, in the body flow, the stored refresh token. */
+function requestRefresh(http: HttpClient, config: ResolvedAuthConfig) {
+  const refreshToken = config.refreshFlow === 'body' ? config.refreshTokenStore?.get() : null;
+  return http.post(`${config.baseUrl}/refresh`, refreshToken ? { refreshToken } : null, {
+    observe: 'response',
+    withCredentials: true,
+    context: new HttpContext().set(SKIP_TOKEN_REFRESH, true),
+  });
+}
+
+function navigateToLogin(loginPath: string): void {
+  const router = inject(Router, { optional: true });
+  // A navigation in flight (authGuard restoring the session) redirects by itself.
+  if (!router || router.currentNavigation()) return;
+  const returnUrl = router.url;
+  void router.navigate([loginPath], returnUrl && returnUrl !== '/' ? { queryParams: { returnUrl } } : {});
+}
