@@ -91,9 +91,7 @@ export class UsersService {
       this.request<unknown>('PATCH', url, {
         body,
         headers: { 'Content-Type': 'application/merge-patch+json' },
-      }).pipe(
-        map((response) => (response.status === 204 || response.body === null ? null : toUser(response.body, response))),
-      ),
+      }).pipe(map((response) => (response.body === null ? null : toUser(response.body, response)))),
     );
   }
 

@@ -1,10 +1,11 @@
 import { HttpClient, HttpContext, HttpHeaders } from '@angular/common/http';
 import { Injectable, computed, inject } from '@angular/core';
-import { type Observable, catchError, map, of, throwError } from 'rxjs';
+import { AsyncSubject, type Observable, catchError, map, of, throwError } from 'rxjs';
 
 import { ApiError } from '../errors/api-error';
 import { parseApiError } from '../errors/parse-api-error';
 import { injectTokenRefresh } from '../refresh/inject-token-refresh';
+import { isUsableToken } from '../refresh/is-usable-token';
 import { SKIP_TOKEN_REFRESH } from '../refresh/skip-token-refresh';
 import { AuthSession } from './auth-session';
 import { parseJwtClaims } from './parse-jwt-claims';
@@ -48,7 +49,9 @@ export class AuthClient {
    */
   readonly expiresAt = computed(() => {
     const exp = parseJwtClaims(this.accessToken())?.exp;
-    return typeof exp === 'number' && Number.isFinite(exp) ? new Date(exp * 1000) : null;
+    const date = typeof exp === 'number' ? new Date(exp * 1000) : null;
+    // An absurd exp (1e300) makes an Invalid Date, which DatePipe and comparisons cannot use.
+    return date && Number.isFinite(date.getTime()) ? date : null;
   });
 
   /** `POST {baseUrl}/login`; on success the session holds the new token. */
@@ -62,7 +65,8 @@ export class AuthClient {
       .pipe(
         map((response) => {
           const token = readAccessToken(response);
-          if (!token) {
+          // The same test the refresh applies: 'Bearer abc' or a token with a newline is no token.
+          if (!isUsableToken(token)) {
             throw new ApiError(
               response.status,
               'InvalidResponse',
@@ -86,7 +90,8 @@ export class AuthClient {
   /**
    * Ends the session: clears the tokens at once, then tells the server (`POST {baseUrl}/logout`,
    * with the access token and, in the body flow, the refresh token) so it can revoke the refresh
-   * token. Completes even when the server cannot be reached: signing out never fails for the user.
+   * token. Both happen when `logout()` is called, subscribed or not; the Observable completes when
+   * the server has answered, and also when it could not be reached: signing out never fails.
    */
   logout(): Observable<void> {
     const accessToken = this.accessToken();
@@ -94,12 +99,15 @@ export class AuthClient {
     this.session.clear();
     if (!this.config.logoutEndpoint) return of(undefined);
     const headers = accessToken ? new HttpHeaders({ Authorization: `Bearer ${accessToken}` }) : undefined;
-    return this.http
+    const done = new AsyncSubject<void>();
+    this.http
       .post(`${this.config.baseUrl}/logout`, refreshToken ? { refreshToken } : null, { headers, ...this.authRequest() })
       .pipe(
         map(() => undefined),
         catchError(() => of(undefined)),
-      );
+      )
+      .subscribe(done);
+    return done.asObservable();
   }
 
   /** Forgets the session locally, without telling the server. */

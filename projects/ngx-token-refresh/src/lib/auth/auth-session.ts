@@ -1,6 +1,8 @@
 import { Injectable, inject } from '@angular/core';
+import { type Observable, defer, finalize } from 'rxjs';
 
 import { injectTokenRefresh } from '../refresh/inject-token-refresh';
+import { isUsableToken } from '../refresh/is-usable-token';
 import { AUTH_CONFIG } from './auth-config';
 
 /** sessionStorage key of the access token when `tokenStorage: 'session'`. */
@@ -22,7 +24,7 @@ export class AuthSession {
   /** Puts back the token of this tab after a reload (`tokenStorage: 'session'`). */
   restore(): void {
     const stored = this.storage()?.getItem(ACCESS_TOKEN_KEY);
-    if (stored && this.state.token() === null) this.state.setToken(stored);
+    if (isUsableToken(stored) && this.state.token() === null) this.state.setToken(stored);
   }
 
   /** A login succeeded: keep its access token (and, in the body flow, its refresh token). */
@@ -40,6 +42,22 @@ export class AuthSession {
     if (this.config.refreshFlow === 'body' && typeof rotated === 'string' && rotated !== '') {
       this.config.refreshTokenStore?.set(rotated);
     }
+  }
+
+  /** Above 0 while authGuard tries to restore a session: it redirects by itself if that fails. */
+  private restores = 0;
+
+  /** Runs `attempt` as a session restore: its failure does not count as a session that expired. */
+  asRestore<T>(attempt: Observable<T>): Observable<T> {
+    return defer(() => {
+      this.restores++;
+      return attempt.pipe(finalize(() => this.restores--));
+    });
+  }
+
+  /** Whether a failed refresh now is a restore attempt rather than the end of a session. */
+  isRestoring(): boolean {
+    return this.restores > 0;
   }
 
   /** Forgets every token of the session. */

@@ -1,6 +1,7 @@
 import { HttpClient, HttpContext } from '@angular/common/http';
 import {
   type EnvironmentProviders,
+  ErrorHandler,
   inject,
   makeEnvironmentProviders,
   provideEnvironmentInitializer,
@@ -45,9 +46,12 @@ export function provideAuth(config: AuthConfig = {}): EnvironmentProviders {
       extractToken: readAccessToken,
       onRefreshSuccess: (_token, response) => inject(AuthSession).renewed(response.body),
       onRefreshFailure: (error) => {
-        inject(AuthSession).clear();
-        const apiError = parseApiError(error);
-        if (resolved.onSessionExpired) resolved.onSessionExpired(apiError);
+        const session = inject(AuthSession);
+        // authGuard's attempt to restore a session that was never there redirects by itself.
+        const restoring = session.isRestoring();
+        session.clear();
+        if (restoring) return;
+        if (resolved.onSessionExpired) resolved.onSessionExpired(parseApiError(error));
         else navigateToLogin(resolved.loginPath);
       },
     }),
@@ -67,9 +71,12 @@ function requestRefresh(http: HttpClient, config: ResolvedAuthConfig) {
 }
 
 function navigateToLogin(loginPath: string): void {
-  const router = inject(Router, { optional: true });
-  // A navigation in flight (authGuard restoring the session) redirects by itself.
-  if (!router || router.currentNavigation()) return;
+  const router = inject(Router);
+  // The Router exists even in apps without routes; only an app with routes has a login page to show.
+  if (router.config.length === 0) return;
+  const errorHandler = inject(ErrorHandler);
   const returnUrl = router.url;
-  void router.navigate([loginPath], returnUrl && returnUrl !== '/' ? { queryParams: { returnUrl } } : {});
+  router
+    .navigate([loginPath], returnUrl && returnUrl !== '/' ? { queryParams: { returnUrl } } : {})
+    .catch((error: unknown) => errorHandler.handleError(error));
 }

@@ -52,9 +52,10 @@ const STATUS_CODES: Readonly<Record<number, readonly [code: string, message: str
 export function parseApiError(error: unknown): ApiError {
   try {
     return toApiError(error);
-  } catch (unexpected) {
+  } catch {
     // A hostile body (a getter that throws, a revoked Proxy) must not escape as a second failure.
-    return new ApiError(0, 'UnknownError', 'Something went wrong.', [], { cause: unexpected ?? error });
+    const status = error instanceof HttpErrorResponse ? error.status : 0;
+    return new ApiError(status, 'UnknownError', 'Something went wrong.', [], { cause: error });
   }
 }
 
@@ -79,6 +80,13 @@ function fromHttpError(error: HttpErrorResponse): ApiError {
       : new ApiError(0, 'NetworkError', 'The server could not be reached. Check your connection and try again.', [], {
           cause: error,
         });
+  }
+  if (status >= 200 && status < 300) {
+    // A success status reported as an error: the body could not be read as JSON (typically an HTML
+    // page, such as the app's own index.html, where the API should have answered).
+    return new ApiError(status, 'InvalidResponse', 'The server sent an unexpected answer (not JSON).', [], {
+      cause: error,
+    });
   }
   const [fallbackCode, fallbackMessage] =
     STATUS_CODES[status] ??
@@ -109,7 +117,9 @@ function readBody(body: unknown): unknown {
 function readDetails(details: unknown): ApiErrorDetail[] {
   if (!Array.isArray(details)) return [];
   const read: ApiErrorDetail[] = [];
-  for (const detail of details.slice(0, MAX_DETAILS)) {
+  // Look a little further than MAX_DETAILS, so a few malformed entries do not hide good ones.
+  for (const detail of details.slice(0, MAX_DETAILS * 4)) {
+    if (read.length === MAX_DETAILS) break;
     if (!isRecord(detail)) continue;
     const message = readableText(detail['message']);
     const target = typeof detail['target'] === 'string' ? detail['target'].slice(0, MAX_TEXT) : '';
@@ -121,8 +131,10 @@ function readDetails(details: unknown): ApiErrorDetail[] {
 /** Text fit to show a person: not empty, not markup, not too long. */
 function readableText(value: unknown): string | null {
   if (typeof value !== 'string') return null;
-  const text = value.trim();
-  if (text === '' || /<[a-z!/][^>]*>/i.test(text)) return null;
+  // Cut first: every test below then runs on at most MAX_TEXT characters, whatever was sent.
+  const text = value.slice(0, MAX_TEXT * 2).trim();
+  // Any tag opening counts as markup, closed or not (a parser's message may quote "<!DOCTYPE ...).
+  if (text === '' || /<[a-z!/?]/i.test(text)) return null;
   return text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT - 1)}…` : text;
 }
 

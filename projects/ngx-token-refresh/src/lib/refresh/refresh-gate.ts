@@ -24,6 +24,7 @@ import {
 } from 'rxjs';
 
 import { createTokenUrlPolicy } from './create-token-url-policy';
+import { isUsableToken } from './is-usable-token';
 import type { ResolvedTokenRefreshOptions } from './resolve-token-refresh-options';
 import { SKIP_TOKEN_REFRESH } from './skip-token-refresh';
 import { TokenRefreshError } from './token-refresh-error';
@@ -48,9 +49,6 @@ export interface GateSwitch {
 }
 
 const isSettled = (outcome: RefreshOutcome | null): outcome is RefreshOutcome => outcome !== null;
-
-/** Anything but visible ASCII would break the header or hint at a mistake such as `'Bearer x'`. */
-const USABLE_TOKEN = /^[\x21-\x7e]+$/;
 
 /**
  * The refresh lock, queue and current token of one controller in one application. Created and
@@ -302,7 +300,7 @@ export class RefreshGate implements TokenRefreshState {
     } catch (error) {
       return { ok: false, error };
     }
-    if (typeof token === 'string' && USABLE_TOKEN.test(token)) return { ok: true, token, response };
+    if (isUsableToken(token)) return { ok: true, token, response };
     const found =
       typeof token !== 'string'
         ? String(token)
