@@ -6,7 +6,7 @@ const prettier = require('eslint-config-prettier');
 
 module.exports = tseslint.config(
   {
-    ignores: ['dist/', 'out-tsc/', '.angular/', 'coverage/', 'node_modules/'],
+    ignores: ['dist/', 'out-tsc/', '.angular/', 'coverage/', 'node_modules/', 'test-results/', 'playwright-report/'],
   },
   {
     files: ['**/*.ts'],
@@ -34,6 +34,14 @@ module.exports = tseslint.config(
   {
     files: ['**/*.html'],
     extends: [...angular.configs.templateRecommended, ...angular.configs.templateAccessibility],
+  },
+  {
+    files: ['**/*.mjs'],
+    extends: [eslint.configs.recommended, prettier],
+    languageOptions: {
+      sourceType: 'module',
+      globals: { process: 'readonly', console: 'readonly', URL: 'readonly' },
+    },
   },
   {
     files: ['**/*.js', '**/*.cjs'],

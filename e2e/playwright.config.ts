@@ -1,0 +1,40 @@
+import { defineConfig } from '@playwright/test';
+
+/**
+ * Browser tests of the showcase's production build, in Debian's Chromium (or the browser at
+ * CHROME_BIN). Playwright never downloads a browser here.
+ */
+export default defineConfig({
+  testDir: '.',
+  outputDir: '../test-results',
+  timeout: 60_000,
+  expect: { timeout: 15_000 },
+  workers: 1,
+  retries: 0,
+  forbidOnly: !!process.env['CI'],
+  reporter: [['list'], ['html', { open: 'never', outputFolder: '../playwright-report' }]],
+  use: {
+    baseURL: 'http://127.0.0.1:4310',
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+    launchOptions: {
+      executablePath: process.env['CHROME_BIN'] || '/usr/bin/chromium',
+      // Without the background-networking flags Chromium keeps dialling Google on this closed network.
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    },
+  },
+  webServer: {
+    command: 'node e2e/serve-showcase.mjs dist/showcase/browser',
+    cwd: '..',
+    url: 'http://127.0.0.1:4310',
+    reuseExistingServer: !process.env['CI'],
+  },
+});

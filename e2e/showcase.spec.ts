@@ -1,0 +1,116 @@
+import { type Page, expect, test } from '@playwright/test';
+
+// The showcase in a real Chromium, against its production build. The in-memory backend lives in
+// the page, so every test starts from the seed data; navigation after login stays inside the app
+// (a reload would forget the session, like a tab that was closed).
+
+test('redirects to the login page, shows the demo accounts, and signs in', async ({ page }) => {
+  await page.goto('/users');
+  await expect(page).toHaveURL(/\/login\?returnUrl=%2Fusers/);
+  await expect(page.getByText('Demo accounts')).toBeVisible();
+  await shot(page, 'login');
+
+  await page.getByTestId('username').fill('ada');
+  await page.getByTestId('password').fill('wrong');
+  await page.getByTestId('login-submit').click();
+  await expect(page.getByTestId('login-error')).toHaveText('Wrong username or password.');
+
+  await page.getByTestId('password').fill('lovelace');
+  await page.getByTestId('login-submit').click();
+  await expect(page).toHaveURL(/\/users$/);
+  await expect(page.getByTestId('signed-in-as')).toHaveText('Signed in as ada');
+});
+
+test('pages through the users', async ({ page }) => {
+  await signIn(page);
+  await page.getByRole('link', { name: 'Users' }).click();
+  const rows = page.getByTestId('user-row');
+  await expect(rows).toHaveCount(10);
+  await expect(rows.first()).toContainText('1');
+  await expect(page.getByText('1 – 10 of 42')).toBeVisible();
+  await shot(page, 'users');
+
+  await page.getByRole('button', { name: 'Next page' }).click();
+  await expect(page.getByText('11 – 20 of 42')).toBeVisible();
+  await expect(rows.first().locator('td').first()).toHaveText('11');
+});
+
+test('shows the server’s validation error on the e-mail field', async ({ page }) => {
+  await signIn(page);
+  await page.getByRole('link', { name: 'Users' }).click();
+  await page.getByTestId('new-user').click();
+  await page.getByTestId('user-form-name').fill('Grace Hopper');
+  await page.getByTestId('user-form-email').fill('not-an-email');
+  await page.getByTestId('user-form-save').click();
+
+  await expect(page.getByTestId('field-error-email')).toBeVisible();
+  await shot(page, 'user-form-error');
+});
+
+test('creates, edits and deletes a user', async ({ page }) => {
+  await signIn(page);
+  await page.getByRole('link', { name: 'Users' }).click();
+  await expect(page.getByText('1 – 10 of 42')).toBeVisible();
+
+  await page.getByTestId('new-user').click();
+  await page.getByTestId('user-form-name').fill('Grace Hopper');
+  await page.getByTestId('user-form-email').fill('grace@example.com');
+  await page.getByTestId('user-form-save').click();
+  await expect(page.getByText('1 – 10 of 43')).toBeVisible();
+
+  await page.getByTestId('edit-user-1').click();
+  await page.getByTestId('user-form-name').fill('Renamed Person');
+  await page.getByTestId('user-form-save').click();
+  await expect(page.getByTestId('user-row').first()).toContainText('Renamed Person');
+
+  await page.getByTestId('delete-user-2').click();
+  await page.getByTestId('confirm').click();
+  await expect(page.getByText('1 – 10 of 42')).toBeVisible();
+  await expect(page.getByTestId('edit-user-2')).toHaveCount(0);
+});
+
+test('auth lab: ten calls with an expired token cause exactly one refresh and ten successes', async ({ page }) => {
+  await signIn(page);
+  await expect(page.getByTestId('token-remaining')).toHaveText(/s left/);
+
+  await page.getByTestId('expire-token').click();
+  await expect(page.getByTestId('token-remaining')).toHaveText('expired (by the lab)');
+  await page.getByTestId('fire-calls').click();
+
+  await expect(page.getByTestId('success-count')).toHaveText('10');
+  await expect(page.getByTestId('failure-count')).toHaveText('0');
+  await expect(page.getByTestId('burst-refresh-count')).toHaveText('1');
+  await expect(page.getByTestId('refresh-count')).toHaveText('1');
+  const firstCall = page.getByTestId('call-row').first();
+  await expect(firstCall).toContainText('sent');
+  await expect(firstCall).toContainText('401');
+  await expect(firstCall).toContainText('refresh');
+  await expect(firstCall).toContainText('repeated');
+  await expect(firstCall).toContainText('200');
+  await shot(page, 'auth-lab');
+});
+
+test('auth lab: with the refresh token revoked, the app returns to the login page and says why', async ({ page }) => {
+  await signIn(page);
+  await page.getByTestId('revoke-refresh').click();
+  await page.getByTestId('expire-token').click();
+  await page.getByTestId('fire-calls').click();
+
+  await expect(page).toHaveURL(/\/login\?reason=expired/);
+  await expect(page.getByTestId('session-message')).toBeVisible();
+  await shot(page, 'session-ended');
+});
+
+/** Signs in as the demo admin from the login page and waits for the auth lab. */
+async function signIn(page: Page): Promise<void> {
+  await page.goto('/login');
+  await page.getByTestId('username').fill('ada');
+  await page.getByTestId('password').fill('lovelace');
+  await page.getByTestId('login-submit').click();
+  await expect(page).toHaveURL(/\/lab$/);
+}
+
+/** Saves a screenshot of the page as a test artifact (test-results/screenshots). */
+async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: `test-results/screenshots/${name}.png`, fullPage: true });
+}

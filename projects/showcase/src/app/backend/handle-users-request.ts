@@ -1,0 +1,222 @@
+import type { HttpRequest } from '@angular/common/http';
+import type { ResponseOptions } from 'angular-in-memory-web-api';
+
+import { authenticateRequest } from './authenticate-request';
+import { type DemoErrorDetail, errorResponse, jsonResponse, noContentResponse } from './demo-response';
+import type { DemoServerState } from './demo-server-state';
+import type { DemoUserFields, DemoUserStore } from './demo-user-store';
+import { readJsonBody } from './read-json-body';
+import { validateUserFields } from './validate-user-fields';
+
+/** The largest page a list call may ask for: a larger `pageSize` is a 400 with target `pageSize`. */
+export const MAX_PAGE_SIZE = 100;
+/** The page size of a list call that gives `page` without `pageSize`. */
+export const DEFAULT_PAGE_SIZE = 10;
+/** The media type of version 1 of the users API, for the `Accept` versioning style. */
+export const USERS_V1_MEDIA_TYPE = 'application/vnd.showcase.v1+json';
+
+/** Where a users call landed, as the router found it. */
+export interface UsersRoute {
+  /** The collection's path, used in `Location`: `/api/v1/users`, or `/api/users` when `Accept` versions. */
+  readonly collectionPath: string;
+  /** The raw `{id}` segment, or `null` for the collection. */
+  readonly id: string | null;
+  /** `'accept'` when the version comes from the `Accept` header (`/api/users`), `'path'` for `/api/v1/users`. */
+  readonly versioning: 'path' | 'accept';
+  /** The query string. */
+  readonly query: URLSearchParams;
+}
+
+/** A whole number from 1 as a path or query parameter: digits, no sign, no leading zero, no exponent. */
+const WHOLE_NUMBER = /^[1-9]\d{0,14}$/;
+/** `application/vnd.showcase.v<major>+json`, compared without parameters or case. */
+const VENDOR_MEDIA_TYPE = /^application\/vnd\.showcase\.v(\d+)\+json$/;
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * Answers the users API (version 1) on an already routed request, checking in the order a real
+ * server would: method (405), version by `Accept` (406), access token (401), role for writes (403),
+ * id (400), then the operation itself (404, 400 with a detail per field, 409 for a taken e-mail).
+ *
+ * | op | method | success |
+ * |---|---|---|
+ * | list | GET /users | plain array; with `page`/`pageSize`, `{ data, pagination }` (page 1, size 10 by default, at most 100) |
+ * | get | GET /users/{id} | 200 user |
+ * | create | POST /users | 201 user, `Location: {collection}/{id}` |
+ * | replace | PUT /users/{id} | 204 |
+ * | patch | PATCH /users/{id}, `application/merge-patch+json` | 200 updated user |
+ * | delete | DELETE /users/{id} | 204 |
+ *
+ * @usageNotes
+ * ```ts
+ * return handleUsersRequest(request, { collectionPath: '/api/v1/users', id: '7', versioning: 'path', query }, store, state, Date.now());
+ * ```
+ */
+export function handleUsersRequest(
+  request: HttpRequest<unknown>,
+  route: UsersRoute,
+  store: DemoUserStore,
+  state: DemoServerState,
+  nowMs: number,
+): ResponseOptions {
+  const method = request.method.toUpperCase();
+  const allowed = route.id === null ? ['GET', 'POST'] : ['GET', 'PUT', 'PATCH', 'DELETE'];
+  if (!allowed.includes(method)) {
+    return errorResponse(405, 'MethodNotAllowed', `${method} is not allowed here; use ${allowed.join(', ')}.`, {
+      headers: { Allow: allowed.join(', ') },
+    });
+  }
+  if (route.versioning === 'accept') {
+    const refusal = negotiateVersion(request);
+    if (refusal) return refusal;
+  }
+  const authentication = authenticateRequest(request, state, nowMs);
+  if (!authentication.ok) return authentication.response;
+  const { claims } = authentication;
+  if (WRITES.has(method) && claims.role !== 'admin') {
+    return errorResponse(
+      403,
+      'Forbidden',
+      `Only an admin may change users; ${claims.sub} is signed in as a ${claims.role}.`,
+    );
+  }
+  // Answers carry the media type that was asked for, as content negotiation promises.
+  const mediaType = route.versioning === 'accept' ? USERS_V1_MEDIA_TYPE : 'application/json';
+  const ok = (status: number, body: object, headers: Record<string, string> = {}) =>
+    jsonResponse(status, body, { ...headers, 'Content-Type': mediaType });
+
+  if (route.id === null) {
+    return method === 'GET' ? list(route.query, store, ok) : create(request, route, store, ok);
+  }
+  if (!WHOLE_NUMBER.test(route.id)) {
+    return errorResponse(400, 'InvalidRequest', `The user id must be a whole number from 1, got "${route.id}".`, {
+      details: [{ target: 'id', message: 'must be a whole number from 1' }],
+    });
+  }
+  const id = Number(route.id);
+  if (method === 'PATCH' && !isMergePatch(request)) {
+    return errorResponse(
+      415,
+      'UnsupportedMediaType',
+      'A PATCH must be a JSON Merge Patch (Content-Type: application/merge-patch+json).',
+    );
+  }
+  const existing = store.find(id);
+  if (!existing) return errorResponse(404, 'NotFound', `There is no user with id ${id}.`);
+
+  switch (method) {
+    case 'GET':
+      return ok(200, existing);
+    case 'DELETE':
+      store.remove(id);
+      return noContentResponse();
+    case 'PUT':
+    case 'PATCH':
+    default: {
+      const written = write(request, method === 'PUT' ? 'replace' : 'patch', store, id);
+      if (!written.ok) return written.response;
+      const user = store.update(id, { ...existing, ...written.fields });
+      // PUT answers 204 as the contract says; the merge patch shows what the patch made of the user.
+      return method === 'PUT' || !user ? noContentResponse() : ok(200, user);
+    }
+  }
+}
+
+type Answer = (status: number, body: object, headers?: Record<string, string>) => ResponseOptions;
+
+function list(query: URLSearchParams, store: DemoUserStore, ok: Answer): ResponseOptions {
+  const details: DemoErrorDetail[] = [];
+  const page = readCount(query, 'page', details);
+  const pageSize = readCount(query, 'pageSize', details);
+  if (pageSize !== undefined && pageSize > MAX_PAGE_SIZE) {
+    details.push({ target: 'pageSize', message: `must be at most ${MAX_PAGE_SIZE}` });
+  }
+  if (details.length > 0) {
+    return errorResponse(400, 'InvalidRequest', `Invalid paging: ${describe(details)}.`, { details });
+  }
+  if (page === undefined && pageSize === undefined) return ok(200, store.slice());
+  const currentPage = page ?? 1;
+  const size = pageSize ?? DEFAULT_PAGE_SIZE;
+  const totalItems = store.size;
+  // A page past the end is an empty page, not an error: the list may have shrunk since the last call.
+  const start = (currentPage - 1) * size;
+  return ok(200, {
+    data: start < totalItems ? store.slice(start, start + size) : [],
+    pagination: { currentPage, pageSize: size, totalPages: Math.ceil(totalItems / size), totalItems },
+  });
+}
+
+function create(request: HttpRequest<unknown>, route: UsersRoute, store: DemoUserStore, ok: Answer): ResponseOptions {
+  const written = write(request, 'create', store);
+  if (!written.ok) return written.response;
+  const user = store.insert(written.fields);
+  return ok(201, user, { Location: `${route.collectionPath}/${user.id}` });
+}
+
+/** Reads and checks the body of a write, including the uniqueness of the e-mail address. */
+function write(
+  request: HttpRequest<unknown>,
+  mode: 'create' | 'replace' | 'patch',
+  store: DemoUserStore,
+  id?: number,
+): { readonly ok: false; readonly response: ResponseOptions } | { readonly ok: true; readonly fields: DemoUserFields } {
+  const body = readJsonBody(request);
+  if (!body) {
+    return refuse(400, 'InvalidRequest', 'The body is not valid JSON.', {
+      details: [{ target: '', message: 'The body is not valid JSON.' }],
+    });
+  }
+  const check = validateUserFields(body.value, mode, id);
+  if (!check.ok) {
+    return refuse(400, 'InvalidRequest', `The user is not valid: ${describe(check.details)}.`, {
+      details: check.details,
+    });
+  }
+  const { email } = check.fields;
+  if (email !== undefined && store.isEmailTaken(email, id)) {
+    return refuse(409, 'Conflict', `The e-mail address ${email} is already taken.`, {
+      details: [{ target: 'email', message: 'is already taken' }],
+    });
+  }
+  // validateUserFields guarantees both fields outside a patch; a patch is merged over the stored user.
+  return { ok: true, fields: check.fields as DemoUserFields };
+}
+
+/** A 406 unless `Accept` names version 1 of the API; every other answer is a refusal that says why. */
+function negotiateVersion(request: HttpRequest<unknown>): ResponseOptions | null {
+  const accepted = (request.headers.getAll('Accept') ?? [])
+    .flatMap((value) => value.split(','))
+    .map((range) => range.split(';')[0]?.trim().toLowerCase() ?? '');
+  if (accepted.includes(USERS_V1_MEDIA_TYPE)) return null;
+  const versions = accepted.flatMap((range) => VENDOR_MEDIA_TYPE.exec(range)?.[1] ?? []);
+  const message =
+    versions.length > 0
+      ? `Version ${versions.join(', ')} of the users API does not exist; ask for ${USERS_V1_MEDIA_TYPE}.`
+      : `Say which version of the users API you want: Accept: ${USERS_V1_MEDIA_TYPE} (or call /api/v1/users).`;
+  return errorResponse(406, 'NotAcceptable', message);
+}
+
+function isMergePatch(request: HttpRequest<unknown>): boolean {
+  const contentType = request.headers.get('Content-Type') ?? '';
+  return contentType.split(';')[0]?.trim().toLowerCase() === 'application/merge-patch+json';
+}
+
+/** A paging parameter: `undefined` when absent, else a whole number from 1 (a detail when not). */
+function readCount(query: URLSearchParams, name: string, details: DemoErrorDetail[]): number | undefined {
+  const values = query.getAll(name);
+  if (values.length === 0) return undefined;
+  const [value = ''] = values;
+  const problem =
+    values.length > 1 ? 'must be given once' : WHOLE_NUMBER.test(value) ? null : 'must be a whole number from 1';
+  if (problem === null) return Number(value);
+  details.push({ target: name, message: problem });
+  return undefined;
+}
+
+function refuse(...args: Parameters<typeof errorResponse>) {
+  return { ok: false, response: errorResponse(...args) } as const;
+}
+
+function describe(details: readonly DemoErrorDetail[]): string {
+  return details.map(({ target, message }) => (target ? `${target} ${message}` : message)).join('; ');
+}

@@ -1,0 +1,229 @@
+import { HttpClient, HttpContext, HttpErrorResponse } from '@angular/common/http';
+import { ChangeDetectionStrategy, Component, DestroyRef, computed, inject, signal } from '@angular/core';
+import { FormsModule } from '@angular/forms';
+import { MatButtonModule } from '@angular/material/button';
+import { MatCardModule } from '@angular/material/card';
+import { MatFormFieldModule } from '@angular/material/form-field';
+import { MatInputModule } from '@angular/material/input';
+import { MatSelectModule } from '@angular/material/select';
+import { MatSliderModule } from '@angular/material/slider';
+import { AuthClient, injectTokenRefresh, parseJwtClaims } from 'ngx-token-refresh';
+
+import { DemoServerState } from '../backend/demo-server-state';
+import { LAB_CALL } from '../lab/lab-call';
+import { LabLog } from '../lab/lab-log';
+
+/**
+ * Makes the mechanism visible: the access token's remaining life, switches to expire it or to
+ * revoke the refresh token, a burst of N parallel calls, and each call's timeline.
+ */
+@Component({
+  selector: 'app-auth-lab-page',
+  changeDetection: ChangeDetectionStrategy.OnPush,
+  imports: [
+    FormsModule,
+    MatButtonModule,
+    MatCardModule,
+    MatFormFieldModule,
+    MatInputModule,
+    MatSelectModule,
+    MatSliderModule,
+  ],
+  template: `
+    <main class="page lab">
+      <h1>Auth lab</h1>
+      <section class="grid">
+        <mat-card appearance="outlined">
+          <mat-card-header><mat-card-title>Access token</mat-card-title></mat-card-header>
+          <mat-card-content>
+            <p class="big" data-testid="token-remaining">{{ remainingText() }}</p>
+            <p class="muted">
+              {{ refreshing() ? 'Refreshing now…' : 'Expires ' + (expiresAtText() ?? 'never (no token)') }}
+            </p>
+            <div class="row">
+              <button mat-stroked-button (click)="expireNow()" data-testid="expire-token">
+                Expire access token now
+              </button>
+              <button mat-stroked-button (click)="revoke()" data-testid="revoke-refresh">Revoke refresh token</button>
+            </div>
+          </mat-card-content>
+        </mat-card>
+
+        <mat-card appearance="outlined">
+          <mat-card-header><mat-card-title>Backend</mat-card-title></mat-card-header>
+          <mat-card-content>
+            <label class="setting">
+              <span>Token lifetime: {{ server.tokenLifetimeSeconds() }} s (new tokens)</span>
+              <mat-slider min="5" max="120" step="5" discrete>
+                <input
+                  matSliderThumb
+                  [ngModel]="server.tokenLifetimeSeconds()"
+                  (ngModelChange)="server.tokenLifetimeSeconds.set($event)"
+                />
+              </mat-slider>
+            </label>
+            <label class="setting">
+              <span>Latency: {{ server.latencyMs() }} ms</span>
+              <mat-slider min="0" max="2000" step="100" discrete>
+                <input matSliderThumb [ngModel]="server.latencyMs()" (ngModelChange)="server.latencyMs.set($event)" />
+              </mat-slider>
+            </label>
+            <p>
+              Refresh calls answered: <strong data-testid="refresh-count">{{ server.refreshCalls() }}</strong>
+            </p>
+          </mat-card-content>
+        </mat-card>
+
+        <mat-card appearance="outlined">
+          <mat-card-header><mat-card-title>Burst</mat-card-title></mat-card-header>
+          <mat-card-content>
+            <mat-form-field appearance="outline">
+              <mat-label>Parallel calls</mat-label>
+              <mat-select [ngModel]="count()" (ngModelChange)="count.set($event)" data-testid="call-count">
+                @for (n of counts; track n) {
+                  <mat-option [value]="n">{{ n }}</mat-option>
+                }
+              </mat-select>
+            </mat-form-field>
+            <div class="row">
+              <button mat-flat-button (click)="fire()" data-testid="fire-calls">Fire {{ count() }} calls</button>
+              <button mat-button (click)="clear()">Clear</button>
+            </div>
+            <p>
+              Succeeded: <strong data-testid="success-count">{{ succeeded() }}</strong> · Failed:
+              <strong data-testid="failure-count">{{ failed() }}</strong> · Refreshes in this burst:
+              <strong data-testid="burst-refresh-count">{{ burstRefreshes() }}</strong>
+            </p>
+          </mat-card-content>
+        </mat-card>
+      </section>
+
+      <section class="timeline" aria-label="Timeline of the calls">
+        @for (call of log.calls(); track call.id) {
+          <div
+            class="call"
+            [class.ok]="call.outcome === 'ok'"
+            [class.failed]="call.outcome === 'failed'"
+            data-testid="call-row"
+          >
+            <span class="id">#{{ call.id }}</span>
+            @for (step of call.steps; track $index) {
+              <span class="step" [attr.data-step]="step">{{ step }}</span>
+            }
+          </div>
+        } @empty {
+          <p class="muted">Fire a burst to see each call's way: sent → 401 → queued → refresh → repeated → 200.</p>
+        }
+      </section>
+    </main>
+  `,
+  styles: `
+    .grid {
+      display: grid;
+      gap: 1rem;
+      grid-template-columns: repeat(auto-fit, minmax(18rem, 1fr));
+    }
+    .big {
+      font-size: 2rem;
+      margin: 0.5rem 0;
+      font-variant-numeric: tabular-nums;
+    }
+    .row {
+      display: flex;
+      flex-wrap: wrap;
+      gap: 0.5rem;
+    }
+    .setting {
+      display: grid;
+    }
+    .timeline {
+      margin-top: 1rem;
+      display: grid;
+      gap: 0.25rem;
+    }
+    .call {
+      display: flex;
+      flex-wrap: wrap;
+      gap: 0.25rem;
+      align-items: center;
+      font-size: 0.875rem;
+    }
+    .id {
+      width: 2.5rem;
+      font-variant-numeric: tabular-nums;
+    }
+    .step {
+      padding: 0.1rem 0.5rem;
+      border-radius: 1rem;
+      background: var(--mat-sys-surface-container-high);
+    }
+    .step[data-step='401'],
+    .step[data-step='error'],
+    .step[data-step='refresh failed'] {
+      background: var(--mat-sys-error-container);
+    }
+    .step[data-step='200'] {
+      background: var(--mat-sys-primary-container);
+    }
+    .step[data-step='refresh'] {
+      background: var(--mat-sys-tertiary-container);
+    }
+  `,
+})
+export class AuthLabPage {
+  private readonly http = inject(HttpClient);
+  private readonly auth = inject(AuthClient);
+  protected readonly server = inject(DemoServerState);
+  protected readonly log = inject(LabLog);
+  protected readonly refreshing = injectTokenRefresh().isRefreshing;
+
+  protected readonly counts = [1, 2, 5, 10, 20, 50];
+  protected readonly count = signal(10);
+  private readonly refreshesBefore = signal(0);
+  protected readonly burstRefreshes = computed(() => this.server.refreshCalls() - this.refreshesBefore());
+  protected readonly succeeded = computed(() => this.log.calls().filter((call) => call.outcome === 'ok').length);
+  protected readonly failed = computed(() => this.log.calls().filter((call) => call.outcome === 'failed').length);
+
+  /** Ticks four times a second, so the countdown moves. */
+  private readonly now = signal(Date.now());
+  protected readonly expiresAtText = computed(() => this.auth.expiresAt()?.toLocaleTimeString() ?? null);
+  protected readonly remainingText = computed(() => {
+    const token = this.auth.accessToken();
+    const expiresAt = this.auth.expiresAt();
+    if (!token || !expiresAt) return 'no token';
+    const serial = Number(parseJwtClaims(token)?.['jti']);
+    // "Expire now" invalidates the token on the backend before its exp: show it as expired.
+    if (this.server.isRevokedSerial(serial)) return 'expired (by the lab)';
+    const seconds = Math.max(0, Math.ceil((expiresAt.getTime() - this.now()) / 1000));
+    return seconds === 0 ? 'expired' : `${seconds} s left`;
+  });
+
+  constructor() {
+    const timer = setInterval(() => this.now.set(Date.now()), 250);
+    inject(DestroyRef).onDestroy(() => clearInterval(timer));
+  }
+
+  protected expireNow(): void {
+    this.server.expireAccessTokensNow();
+    // The backend's switch is not a signal: nudge the countdown so it shows the change at once.
+    this.now.set(Date.now());
+  }
+
+  protected revoke(): void {
+    this.server.revokeRefreshToken();
+  }
+
+  /** Fires `count` calls at once, each tagged with its number so its timeline can be drawn. */
+  protected fire(): void {
+    this.refreshesBefore.set(this.server.refreshCalls());
+    for (const id of this.log.start(this.count())) {
+      this.http.get(`/api/v1/users/${id}`, { context: new HttpContext().set(LAB_CALL, id) }).subscribe({
+        error: (error: unknown) => this.log.fail(id, error instanceof HttpErrorResponse ? error.status : 0),
+      });
+    }
+  }
+
+  protected clear(): void {
+    this.log.clear();
+  }
+}

@@ -1,0 +1,151 @@
+import { ChangeDetectionStrategy, Component, computed, inject, signal } from '@angular/core';
+import { rxResource } from '@angular/core/rxjs-interop';
+import { MatButtonModule } from '@angular/material/button';
+import { MatDialog } from '@angular/material/dialog';
+import { MatPaginatorModule, type PageEvent } from '@angular/material/paginator';
+import { MatProgressBarModule } from '@angular/material/progress-bar';
+import { MatTableModule } from '@angular/material/table';
+import { type ApiError, type User, UsersService } from 'ngx-token-refresh';
+import { filter, switchMap } from 'rxjs';
+
+import { ConfirmDialog } from './confirm-dialog';
+import { UserFormDialog } from './user-form-dialog';
+
+/** The users table: server-side paging, create, edit and delete through UsersService. */
+@Component({
+  selector: 'app-users-page',
+  changeDetection: ChangeDetectionStrategy.OnPush,
+  imports: [MatButtonModule, MatPaginatorModule, MatProgressBarModule, MatTableModule],
+  template: `
+    <main class="page">
+      <header>
+        <h1>Users</h1>
+        <button mat-flat-button (click)="edit(null)" data-testid="new-user">New user</button>
+      </header>
+      @if (message(); as text) {
+        <p class="error-text" role="alert" data-testid="users-message">{{ text }}</p>
+      }
+      <section class="table">
+        <mat-progress-bar [mode]="users.isLoading() ? 'indeterminate' : 'determinate'" [value]="0" />
+        @if (users.error(); as error) {
+          <div class="state" role="alert" data-testid="users-error">
+            <p>Could not load the users: {{ error.message }}</p>
+            <button mat-stroked-button (click)="users.reload()">Try again</button>
+          </div>
+        } @else if (rows().length === 0 && !users.isLoading()) {
+          <div class="state" data-testid="users-empty"><p>No users on this page.</p></div>
+        } @else {
+          <table mat-table [dataSource]="rows()" data-testid="users-table">
+            <ng-container matColumnDef="id">
+              <th mat-header-cell *matHeaderCellDef>#</th>
+              <td mat-cell *matCellDef="let user">{{ user.id }}</td>
+            </ng-container>
+            <ng-container matColumnDef="name">
+              <th mat-header-cell *matHeaderCellDef>Name</th>
+              <td mat-cell *matCellDef="let user">{{ user.name }}</td>
+            </ng-container>
+            <ng-container matColumnDef="email">
+              <th mat-header-cell *matHeaderCellDef>E-mail</th>
+              <td mat-cell *matCellDef="let user">{{ user.email }}</td>
+            </ng-container>
+            <ng-container matColumnDef="actions">
+              <th mat-header-cell *matHeaderCellDef><span class="visually-hidden">Actions</span></th>
+              <td mat-cell *matCellDef="let user" class="actions">
+                <button mat-button (click)="edit(user)" [attr.data-testid]="'edit-user-' + user.id">Edit</button>
+                <button mat-button (click)="remove(user)" [attr.data-testid]="'delete-user-' + user.id">Delete</button>
+              </td>
+            </ng-container>
+            <tr mat-header-row *matHeaderRowDef="columns"></tr>
+            <tr mat-row *matRowDef="let row; columns: columns" data-testid="user-row"></tr>
+          </table>
+        }
+        <mat-paginator
+          [length]="total()"
+          [pageIndex]="pageIndex()"
+          [pageSize]="pageSize()"
+          [pageSizeOptions]="[5, 10, 25]"
+          (page)="turn($event)"
+          aria-label="Pages of users"
+          data-testid="paginator"
+        />
+      </section>
+    </main>
+  `,
+  styles: `
+    header {
+      display: flex;
+      align-items: center;
+      justify-content: space-between;
+    }
+    .table {
+      border: 1px solid var(--mat-sys-outline-variant);
+      border-radius: 0.75rem;
+      overflow: hidden;
+      background: var(--mat-sys-surface);
+    }
+    .state {
+      padding: 2rem;
+      text-align: center;
+    }
+    .actions {
+      text-align: right;
+      white-space: nowrap;
+    }
+    .visually-hidden {
+      position: absolute;
+      width: 1px;
+      height: 1px;
+      overflow: hidden;
+      clip: rect(0 0 0 0);
+    }
+  `,
+})
+export class UsersPage {
+  private readonly api = inject(UsersService);
+  private readonly dialog = inject(MatDialog);
+
+  protected readonly columns = ['id', 'name', 'email', 'actions'];
+  protected readonly pageIndex = signal(0);
+  protected readonly pageSize = signal(10);
+  protected readonly message = signal<string | null>(null);
+
+  /** The current page, loaded again whenever the page, its size or `reload()` asks. */
+  protected readonly users = rxResource({
+    params: () => ({ page: this.pageIndex() + 1, pageSize: this.pageSize() }),
+    stream: ({ params }) => this.api.list(params),
+  });
+  protected readonly rows = computed<readonly User[]>(() => (this.users.hasValue() ? this.users.value().data : []));
+  protected readonly total = computed(() => (this.users.hasValue() ? this.users.value().pagination.totalItems : 0));
+
+  protected turn(event: PageEvent): void {
+    this.pageIndex.set(event.pageIndex);
+    this.pageSize.set(event.pageSize);
+  }
+
+  protected edit(user: User | null): void {
+    this.message.set(null);
+    this.dialog
+      .open(UserFormDialog, { data: user, autoFocus: 'first-tabbable' })
+      .afterClosed()
+      .subscribe((saved) => {
+        if (saved) this.users.reload();
+      });
+  }
+
+  protected remove(user: User): void {
+    this.message.set(null);
+    this.dialog
+      .open(ConfirmDialog, {
+        data: { title: 'Delete user', message: `Delete ${user.name} (${user.email})?`, confirm: 'Delete' },
+      })
+      .afterClosed()
+      .pipe(
+        filter((confirmed) => confirmed === true),
+        switchMap(() => this.api.delete(user.id)),
+      )
+      .subscribe({
+        next: () => this.users.reload(),
+        error: (error: ApiError) => this.message.set(`Could not delete ${user.name}: ${error.message}`),
+      });
+  }
+}
