@@ -1,0 +1,49 @@
+import { byTestId, settle, setupShowcase, signIn, type } from '../showcase-test-bed.spec-helper';
+
+describe('UsersPage', () => {
+  afterEach(() => document.querySelectorAll('.cdk-overlay-container').forEach((overlay) => overlay.remove()));
+
+  it('shows the first page of users with the total', async () => {
+    const harness = await setupShowcase();
+    await signIn();
+    await harness.navigateByUrl('/users');
+    await settle(harness);
+
+    expect(document.querySelectorAll('[data-testid="user-row"]')).toHaveLength(10);
+    expect(byTestId('paginator')?.textContent).toContain('1 – 10 of 42');
+  });
+
+  it('shows the server’s validation errors on the fields of the form', async () => {
+    const harness = await setupShowcase();
+    await signIn();
+    await harness.navigateByUrl('/users');
+    await settle(harness);
+    byTestId('new-user')?.click();
+    await settle(harness);
+    type('user-form-name', 'Grace Hopper');
+    type('user-form-email', 'ada.lovelace@example.com');
+    await settle(harness);
+
+    byTestId('user-form-save')?.click();
+    await settle(harness);
+
+    expect(byTestId('field-error-email')?.textContent).toMatch(/taken|already/i);
+  });
+
+  it('says why a viewer cannot create a user', async () => {
+    const harness = await setupShowcase();
+    await signIn('alan', 'turing');
+    await harness.navigateByUrl('/users');
+    await settle(harness);
+    byTestId('new-user')?.click();
+    await settle(harness);
+    type('user-form-name', 'Grace Hopper');
+    type('user-form-email', 'grace@example.com');
+    await settle(harness);
+
+    byTestId('user-form-save')?.click();
+    await settle(harness);
+
+    expect(byTestId('form-error')?.textContent?.trim()).toBeTruthy();
+  });
+});
