@@ -763,7 +763,9 @@ describe('DemoBackend', () => {
 
     it('passes an error that is already an HttpErrorResponse, or no HTTP failure, unchanged', async () => {
       const httpError = new HttpErrorResponse({ status: 502 });
-      const bug = new TypeError('bug');
+      // A thrown Error keeps its stack even when it has a status; an object without one is no answer.
+      const bug = Object.assign(new TypeError('bug'), { status: 500 });
+      const stranger = { reason: 'not an answer' };
       const run = (error: unknown) =>
         firstValueFrom(inMemoryErrorAdapter(new HttpRequest('GET', USERS), () => throwError(() => error))).catch(
           (failure: unknown) => failure,
@@ -771,6 +773,7 @@ describe('DemoBackend', () => {
 
       expect(await run(httpError)).toBe(httpError);
       expect(await run(bug)).toBe(bug);
+      expect(await run(stranger)).toBe(stranger);
     });
   });
 });
