@@ -11,7 +11,7 @@ import { Router } from '@angular/router';
 import { parseApiError } from '../errors/parse-api-error';
 import { provideTokenRefresh } from '../refresh/provide-token-refresh';
 import { SKIP_TOKEN_REFRESH } from '../refresh/skip-token-refresh';
-import { AUTH_CONFIG, type AuthConfig, type ResolvedAuthConfig, resolveAuthConfig } from './auth-config';
+import { AUTH_CONFIG, type AuthConfig, resolveAuthConfig } from './auth-config';
 import { AuthSession } from './auth-session';
 import { readAccessToken } from './read-access-token';
 
@@ -42,7 +42,7 @@ export function provideAuth(config: AuthConfig = {}): EnvironmentProviders {
     provideTokenRefresh({
       ...config.interceptor,
       attachToken: true,
-      refreshApiCall: () => requestRefresh(inject(HttpClient), resolved),
+      refreshApiCall: () => requestRefresh(inject(HttpClient), resolved.baseUrl, inject(AuthSession).refreshToken()),
       extractToken: readAccessToken,
       onRefreshSuccess: (_token, response) => inject(AuthSession).renewed(response.body),
       onRefreshFailure: (error) => {
@@ -61,9 +61,8 @@ export function provideAuth(config: AuthConfig = {}): EnvironmentProviders {
 }
 
 /** `POST {baseUrl}/refresh`, with the cookie (always) and, in the body flow, the stored refresh token. */
-function requestRefresh(http: HttpClient, config: ResolvedAuthConfig) {
-  const refreshToken = config.refreshFlow === 'body' ? config.refreshTokenStore?.get() : null;
-  return http.post(`${config.baseUrl}/refresh`, refreshToken ? { refreshToken } : null, {
+function requestRefresh(http: HttpClient, baseUrl: string, refreshToken: string | null) {
+  return http.post(`${baseUrl}/refresh`, refreshToken ? { refreshToken } : null, {
     observe: 'response',
     withCredentials: true,
     context: new HttpContext().set(SKIP_TOKEN_REFRESH, true),
