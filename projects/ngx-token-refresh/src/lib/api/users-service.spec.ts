@@ -11,6 +11,8 @@ import {
 } from 'ngx-token-refresh';
 import type { Observable } from 'rxjs';
 
+import { track } from '../track.spec-helper';
+
 const ADA: User = { id: 7, name: 'Ada Lovelace', email: 'ada@example.com' };
 const GRACE: User = { id: 8, name: 'Grace Hopper', email: 'grace@example.com' };
 const ONE_PAGE = { currentPage: 1, pageSize: 20, totalPages: 1, totalItems: 2 };
@@ -449,20 +451,6 @@ function setup(config?: UsersApiConfig) {
     providers: [provideHttpClient(), provideHttpClientTesting(), ...(config ? [provideUsersApi(config)] : [])],
   });
   return { users: TestBed.inject(UsersService), httpTesting: TestBed.inject(HttpTestingController) };
-}
-
-/** Subscribes and records what the caller receives: its value, its error, how often it settled. */
-function track<T>(source: Observable<T>) {
-  const result: { value?: T; error?: unknown; settled: number } = { settled: 0 };
-  source.subscribe({
-    next: (value) => (result.value = value),
-    error: (error: unknown) => {
-      result.error = error;
-      result.settled++;
-    },
-    complete: () => result.settled++,
-  });
-  return result;
 }
 
 function status(code: number, text: string) {

@@ -3,7 +3,6 @@ import { HttpTestingController, provideHttpClientTesting } from '@angular/common
 import { EnvironmentInjector, inject } from '@angular/core';
 import { TestBed } from '@angular/core/testing';
 import { type TokenRefreshOptions, createTokenRefreshInterceptor, injectTokenRefresh } from 'ngx-token-refresh';
-import type { Observable } from 'rxjs';
 
 // Shared by the interceptor's specs (not part of the library build: see tsconfig.lib.json).
 
@@ -39,16 +38,4 @@ export function setupTokenRefresh(overrides: Partial<TokenRefreshOptions> = {}, 
   };
 }
 
-/** Subscribes and records what the caller receives: its value, its error, how often it settled. */
-export function track<T>(source: Observable<T>) {
-  const result: { value?: T; error?: unknown; settled: number } = { settled: 0 };
-  source.subscribe({
-    next: (value) => (result.value = value),
-    error: (error: unknown) => {
-      result.error = error;
-      result.settled++;
-    },
-    complete: () => result.settled++,
-  });
-  return result;
-}
+export { track } from '../track.spec-helper';

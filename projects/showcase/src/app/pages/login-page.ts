@@ -125,13 +125,6 @@ import { DemoServerState } from '../backend/demo-server-state';
       text-align: left;
       font-weight: 500;
     }
-    .visually-hidden {
-      position: absolute;
-      width: 1px;
-      height: 1px;
-      overflow: hidden;
-      clip: rect(0 0 0 0);
-    }
   `,
 })
 export class LoginPage {

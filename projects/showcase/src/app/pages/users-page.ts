@@ -91,13 +91,6 @@ import { UserFormDialog } from './user-form-dialog';
       text-align: right;
       white-space: nowrap;
     }
-    .visually-hidden {
-      position: absolute;
-      width: 1px;
-      height: 1px;
-      overflow: hidden;
-      clip: rect(0 0 0 0);
-    }
   `,
 })
 export class UsersPage {
