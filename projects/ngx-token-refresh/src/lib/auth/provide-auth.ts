@@ -9,7 +9,7 @@ import {
 import { Router } from '@angular/router';
 
 import { parseApiError } from '../errors/parse-api-error';
-import { provideTokenRefresh } from '../refresh/provide-token-refresh';
+import { provideTokenRefreshFrom } from '../refresh/provide-token-refresh';
 import { SKIP_TOKEN_REFRESH } from '../refresh/skip-token-refresh';
 import { AUTH_CONFIG, type AuthConfig, resolveAuthConfig } from './auth-config';
 import { AuthSession } from './auth-session';
@@ -39,7 +39,7 @@ export function provideAuth(config: AuthConfig = {}): EnvironmentProviders {
   const resolved = resolveAuthConfig(config);
   return makeEnvironmentProviders([
     { provide: AUTH_CONFIG, useValue: resolved },
-    provideTokenRefresh({
+    provideTokenRefreshFrom('provideAuth', {
       ...config.interceptor,
       attachToken: true,
       refreshApiCall: () => requestRefresh(inject(HttpClient), resolved.baseUrl, inject(AuthSession).refreshToken()),

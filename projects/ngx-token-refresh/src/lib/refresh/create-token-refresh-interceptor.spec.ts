@@ -483,6 +483,18 @@ describe('createTokenRefreshInterceptor options', () => {
       /not an origin/,
     ],
     [
+      'a plain-http origin',
+      { refreshApiCall, extractToken, allowedOrigins: ['http://api.example.com'] },
+      /never receive a token/,
+    ],
+    ['an unanchored pattern', { refreshApiCall, extractToken, allowedOrigins: [/api\.example\.com/] }, /anchor/],
+    ['a wildcard origin', { refreshApiCall, extractToken, allowedOrigins: ['https://*.example.com'] }, /wildcards/],
+    [
+      'a refreshTimeout setTimeout cannot hold',
+      { refreshApiCall, extractToken, refreshTimeout: 2 ** 31 },
+      /refreshTimeout/,
+    ],
+    [
       'a setAuthHeader that is not a function',
       { refreshApiCall, extractToken, setAuthHeader: 'Bearer' },
       /setAuthHeader must be a function/,

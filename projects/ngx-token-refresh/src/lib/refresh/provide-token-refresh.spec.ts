@@ -8,6 +8,7 @@ import {
   type TokenRefreshOptions,
   createTokenRefreshInterceptor,
   injectTokenRefresh,
+  provideAuth,
   provideTokenRefresh,
   tokenRefreshInterceptor,
 } from 'ngx-token-refresh';
@@ -82,6 +83,21 @@ describe('provideTokenRefresh', () => {
   it('validates the options when the providers are built', () => {
     expect(() => provideTokenRefresh({ refreshApiCall: () => [] } as unknown as TokenRefreshOptions)).toThrow(
       /^ngx-token-refresh: extractToken is required/,
+    );
+  });
+
+  it('refuses a second registration of the options at start-up, naming both', () => {
+    TestBed.configureTestingModule({
+      providers: [
+        provideHttpClient(withInterceptors([tokenRefreshInterceptor])),
+        provideHttpClientTesting(),
+        provideTokenRefresh(refreshOptions()),
+        provideAuth(),
+      ],
+    });
+
+    expect(() => TestBed.inject(HttpClient)).toThrow(
+      /^ngx-token-refresh: .*registered 2 times \(provideTokenRefresh, provideAuth\)/,
     );
   });
 

@@ -44,7 +44,7 @@ export function resolveTokenRefreshOptions(options: TokenRefreshOptions): Resolv
 function assertValidOptions(options: TokenRefreshOptions): void {
   const fail = (problem: string) => {
     throw new Error(
-      `ngx-token-refresh: ${problem} (check the options of createTokenRefreshInterceptor or provideTokenRefresh)`,
+      `ngx-token-refresh: ${problem} (check the options of createTokenRefreshInterceptor, provideTokenRefresh, or provideAuth's interceptor)`,
     );
   };
   if (typeof options !== 'object' || options === null)
@@ -78,6 +78,9 @@ function assertValidOptions(options: TokenRefreshOptions): void {
       `refreshTimeout must be between 1 and ${MAX_TIMEOUT} milliseconds, or Infinity, got ${String(refreshTimeout)}`,
     );
   }
+  if (typeof refreshTimeout === 'number' && refreshTimeout < 1000) {
+    console.warn(`ngx-token-refresh: refreshTimeout is ${refreshTimeout} ms; it is in milliseconds (30000 is 30 s)`);
+  }
   if (attachToken !== undefined && typeof attachToken !== 'boolean') fail('attachToken must be true or false');
   if (allowedOrigins !== undefined) {
     if (!Array.isArray(allowedOrigins)) fail('allowedOrigins must be an array of origins or regular expressions');
@@ -88,6 +91,11 @@ function assertValidOptions(options: TokenRefreshOptions): void {
           fail(`allowedOrigins holds ${String(origin)}: anchor patterns with ^ and $ so look-alike hosts do not match`);
         }
         continue;
+      }
+      if (typeof origin === 'string' && origin.includes('*')) {
+        fail(
+          `allowedOrigins holds ${origin}: wildcards are not origins; use an anchored RegExp such as /^https:\\/\\/[a-z0-9-]+\\.example\\.com$/`,
+        );
       }
       const url = typeof origin === 'string' ? parseOrigin(origin) : null;
       if (!url) {

@@ -4,12 +4,14 @@ import { inject } from '@angular/core';
 import { TOKEN_REFRESH_CONTROLLER } from './provide-token-refresh';
 
 /**
- * The interceptor configured by {@link provideTokenRefresh}. Put it first in `withInterceptors`, so
- * the interceptors after it (and the backend) see the repeated requests.
+ * The interceptor configured by {@link provideTokenRefresh}. Order in `withInterceptors`: URL
+ * rewriters (a base-URL prefixer) before it, since it judges by the URL it receives where a token
+ * may go; logging after it, since it repeats requests with `next()` and only the interceptors after
+ * it see the repeats. Nothing after it may change the URL or replace `HttpErrorResponse`s.
  *
  * @usageNotes
  * ```ts
- * provideHttpClient(withInterceptors([tokenRefreshInterceptor, loggingInterceptor]));
+ * provideHttpClient(withInterceptors([baseUrlInterceptor, tokenRefreshInterceptor, loggingInterceptor]));
  * ```
  */
 export const tokenRefreshInterceptor: HttpInterceptorFn = (request, next) => {

@@ -89,7 +89,7 @@ import { DemoServerState } from '../backend/demo-server-state';
                   <td>
                     <code>{{ account.password }}</code>
                   </td>
-                  <td>{{ account.role === 'admin' ? 'admin: may edit' : 'viewer: read only' }}</td>
+                  <td>{{ account.role === 'admin' ? 'admin: may create, edit, delete' : 'viewer: read only' }}</td>
                   <td>
                     <button mat-button type="button" (click)="use(account.username, account.password)">Use</button>
                   </td>
