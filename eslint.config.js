@@ -6,7 +6,16 @@ const prettier = require('eslint-config-prettier');
 
 module.exports = tseslint.config(
   {
-    ignores: ['dist/', 'out-tsc/', '.angular/', 'coverage/', 'node_modules/', 'test-results/', 'playwright-report/'],
+    ignores: [
+      'dist/',
+      'projects/reference-server/dist/',
+      'out-tsc/',
+      '.angular/',
+      'coverage/',
+      'node_modules/',
+      'test-results/',
+      'playwright-report/',
+    ],
   },
   {
     files: ['**/*.ts'],

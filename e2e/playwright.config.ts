@@ -6,6 +6,8 @@ import { defineConfig } from '@playwright/test';
  */
 export default defineConfig({
   testDir: '.',
+  // real-server.spec.ts has its own configuration (playwright.real.config.ts): it needs the reference server.
+  testMatch: 'showcase.spec.ts',
   outputDir: '../test-results',
   timeout: 60_000,
   expect: { timeout: 15_000 },

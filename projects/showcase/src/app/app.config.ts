@@ -9,14 +9,14 @@ import { Router, provideRouter, withComponentInputBinding } from '@angular/route
 import { provideAuth, provideUsersApi, tokenRefreshInterceptor } from 'ngx-token-refresh';
 
 import { routes } from './app.routes';
-import { demoBackendInterceptors } from './backend/demo-backend-interceptors';
-import { provideDemoBackend } from './backend/provide-demo-backend';
+import { backendInterceptors, provideBackend } from './backend-providers';
 import { labCallTracker } from './lab/lab-call-tracker';
 
 /**
  * The showcase uses the library exactly as an application would: the token-refresh interceptor
  * first, `provideAuth` for `/auth/*`, `provideUsersApi` for the users API. Only the lines marked
- * "demo" exist because the backend is an in-memory mock.
+ * "demo" exist because the backend is an in-memory mock; they come from backend-providers.ts, which
+ * the `real` build configuration swaps for the reference server's (nothing to add there).
  */
 export const appConfig: ApplicationConfig = {
   providers: [
@@ -29,11 +29,11 @@ export const appConfig: ApplicationConfig = {
         // demo: records each auth-lab call's path through the interceptor
         labCallTracker,
         // demo: latency, and the mock's plain error objects turned into HttpErrorResponses
-        ...demoBackendInterceptors,
+        ...backendInterceptors,
       ]),
     ),
     // demo: the in-memory backend; must come after provideHttpClient
-    provideDemoBackend(),
+    provideBackend(),
     provideAuth({
       baseUrl: '/auth',
       loginPath: '/login',

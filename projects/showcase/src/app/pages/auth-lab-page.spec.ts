@@ -1,6 +1,17 @@
+import { provideHttpClient, withInterceptors } from '@angular/common/http';
+import { HttpTestingController, provideHttpClientTesting } from '@angular/common/http/testing';
+import { provideZonelessChangeDetection } from '@angular/core';
 import { TestBed } from '@angular/core/testing';
+import { provideRouter } from '@angular/router';
+import { RouterTestingHarness } from '@angular/router/testing';
+import { AuthClient, provideAuth, tokenRefreshInterceptor } from 'ngx-token-refresh';
+import { createTestJwt } from 'ngx-token-refresh/testing';
+import { firstValueFrom } from 'rxjs';
 
+import { routes } from '../app.routes';
 import { DemoServerState } from '../backend/demo-server-state';
+import { backendInterceptors, provideBackend } from '../backend-providers.real';
+import { labCallTracker } from '../lab/lab-call-tracker';
 import { byTestId, settle, setupShowcase, signIn } from '../showcase-test-bed.spec-helper';
 
 describe('AuthLabPage', () => {
@@ -34,5 +45,49 @@ describe('AuthLabPage', () => {
     expect(rows).toHaveLength(10);
     const steps = [...(rows[0]?.querySelectorAll('.step') ?? [])].map((step) => step.textContent?.trim());
     expect(steps).toEqual(['sent', '401', 'queued', 'refresh', 'repeated', '200']);
+  });
+});
+
+describe('AuthLabPage against a real server (no backend switches)', () => {
+  afterEach(() => TestBed.inject(HttpTestingController).verify());
+
+  it('hides the switches and counts the refresh from the library’s events', async () => {
+    TestBed.configureTestingModule({
+      providers: [
+        provideZonelessChangeDetection(),
+        provideRouter(routes),
+        provideHttpClient(withInterceptors([tokenRefreshInterceptor, labCallTracker, ...backendInterceptors])),
+        provideBackend(),
+        provideHttpClientTesting(),
+        provideAuth({ baseUrl: '/auth' }),
+      ],
+    });
+    const httpTesting = TestBed.inject(HttpTestingController);
+    const signedIn = firstValueFrom(TestBed.inject(AuthClient).login({ username: 'ada', password: 'lovelace' }), {
+      defaultValue: undefined,
+    });
+    httpTesting.expectOne('/auth/login').flush({ accessToken: createTestJwt({ sub: 'ada' }) });
+    await signedIn;
+    const harness = await RouterTestingHarness.create('/lab');
+    await settle(harness);
+
+    expect(byTestId('expire-token')).toBeNull();
+    expect(byTestId('revoke-refresh')).toBeNull();
+    expect(byTestId('real-server-note')).not.toBeNull();
+    expect(byTestId('refresh-count')?.textContent?.trim()).toBe('0');
+
+    byTestId('fire-calls')?.click();
+    const calls = httpTesting.match((request) => /^\/api\/v1\/users\/\d+$/.test(request.url));
+    expect(calls).toHaveLength(10);
+    for (const call of calls) call.flush(null, { status: 401, statusText: 'Unauthorized' });
+    httpTesting.expectOne('/auth/refresh').flush({ accessToken: createTestJwt({ sub: 'ada' }) });
+    for (const call of httpTesting.match((request) => /^\/api\/v1\/users\/\d+$/.test(request.url))) {
+      call.flush({ id: 1, name: 'Ada', email: 'ada@example.com' });
+    }
+    await settle(harness);
+
+    expect(byTestId('success-count')?.textContent?.trim()).toBe('10');
+    expect(byTestId('refresh-count')?.textContent?.trim()).toBe('1');
+    expect(byTestId('burst-refresh-count')?.textContent?.trim()).toBe('1');
   });
 });

@@ -9,13 +9,15 @@ import { MatSelectModule } from '@angular/material/select';
 import { MatSliderModule } from '@angular/material/slider';
 import { AuthClient, injectTokenRefresh, parseJwtClaims } from 'ngx-token-refresh';
 
-import { DemoServerState } from '../backend/demo-server-state';
+import { LAB_BACKEND } from '../lab/lab-backend';
 import { LAB_CALL } from '../lab/lab-call';
 import { LabLog } from '../lab/lab-log';
 
 /**
  * Makes the mechanism visible: the access token's remaining life, switches to expire it or to
- * revoke the refresh token, a burst of N parallel calls, and each call's timeline.
+ * revoke the refresh token, a burst of N parallel calls, and each call's timeline. Against a real
+ * server (no LAB_BACKEND) the switches are gone, tokens expire on their own, and refreshes are
+ * counted from the library's events.
  */
 @Component({
   selector: 'app-auth-lab-page',
@@ -40,36 +42,53 @@ import { LabLog } from '../lab/lab-log';
             <p class="muted">
               {{ refreshing() ? 'Refreshing now…' : 'Expires ' + (expiresAtText() ?? 'never (no token)') }}
             </p>
-            <div class="row">
-              <button mat-stroked-button (click)="expireNow()" data-testid="expire-token">
-                Expire access token now
-              </button>
-              <button mat-stroked-button (click)="revoke()" data-testid="revoke-refresh">Revoke refresh token</button>
-            </div>
+            @if (server) {
+              <div class="row">
+                <button mat-stroked-button (click)="expireNow()" data-testid="expire-token">
+                  Expire access token now
+                </button>
+                <button mat-stroked-button (click)="revoke()" data-testid="revoke-refresh">Revoke refresh token</button>
+              </div>
+            } @else {
+              <p class="muted" data-testid="real-server-note">
+                A real server: the token expires when its time runs out, then the next call refreshes it.
+              </p>
+            }
           </mat-card-content>
         </mat-card>
 
         <mat-card appearance="outlined">
           <mat-card-header><mat-card-title>Backend</mat-card-title></mat-card-header>
           <mat-card-content>
-            <label class="setting">
-              <span>Token lifetime: {{ server.tokenLifetimeSeconds() }} s (new tokens)</span>
-              <mat-slider min="5" max="120" step="5" discrete>
-                <input
-                  matSliderThumb
-                  [ngModel]="server.tokenLifetimeSeconds()"
-                  (ngModelChange)="server.tokenLifetimeSeconds.set($event)"
-                />
-              </mat-slider>
-            </label>
-            <label class="setting">
-              <span>Latency: {{ server.latencyMs() }} ms</span>
-              <mat-slider min="0" max="2000" step="100" discrete>
-                <input matSliderThumb [ngModel]="server.latencyMs()" (ngModelChange)="server.latencyMs.set($event)" />
-              </mat-slider>
-            </label>
+            @if (server; as backend) {
+              <label class="setting">
+                <span>Token lifetime: {{ backend.tokenLifetimeSeconds() }} s (new tokens)</span>
+                <mat-slider min="5" max="120" step="5" discrete>
+                  <input
+                    matSliderThumb
+                    [ngModel]="backend.tokenLifetimeSeconds()"
+                    (ngModelChange)="backend.tokenLifetimeSeconds.set($event)"
+                  />
+                </mat-slider>
+              </label>
+              <label class="setting">
+                <span>Latency: {{ backend.latencyMs() }} ms</span>
+                <mat-slider min="0" max="2000" step="100" discrete>
+                  <input
+                    matSliderThumb
+                    [ngModel]="backend.latencyMs()"
+                    (ngModelChange)="backend.latencyMs.set($event)"
+                  />
+                </mat-slider>
+              </label>
+            } @else {
+              <p class="muted">
+                The reference server sets the token lifetime (ACCESS_TOKEN_TTL_SECONDS) and adds no latency.
+              </p>
+            }
             <p>
-              Refresh calls answered: <strong data-testid="refresh-count">{{ server.refreshCalls() }}</strong>
+              {{ server ? 'Refresh calls answered' : 'Refresh calls made since this page opened' }}:
+              <strong data-testid="refresh-count">{{ refreshCalls() }}</strong>
             </p>
           </mat-card-content>
         </mat-card>
@@ -173,14 +192,18 @@ import { LabLog } from '../lab/lab-log';
 export class AuthLabPage {
   private readonly http = inject(HttpClient);
   private readonly auth = inject(AuthClient);
-  protected readonly server = inject(DemoServerState);
+  /** The in-memory backend's switches, or null against a real server. */
+  protected readonly server = inject(LAB_BACKEND);
   protected readonly log = inject(LabLog);
   protected readonly refreshing = injectTokenRefresh().isRefreshing;
 
   protected readonly counts = [1, 2, 5, 10, 20, 50];
   protected readonly count = signal(10);
+  /** Refresh calls the library started while this page was open (a real server has no counter to read). */
+  private readonly refreshesStarted = signal(0);
+  protected readonly refreshCalls = computed(() => this.server?.refreshCalls() ?? this.refreshesStarted());
   private readonly refreshesBefore = signal(0);
-  protected readonly burstRefreshes = computed(() => this.server.refreshCalls() - this.refreshesBefore());
+  protected readonly burstRefreshes = computed(() => this.refreshCalls() - this.refreshesBefore());
   protected readonly succeeded = computed(() => this.log.calls().filter((call) => call.outcome === 'ok').length);
   protected readonly failed = computed(() => this.log.calls().filter((call) => call.outcome === 'failed').length);
 
@@ -193,29 +216,35 @@ export class AuthLabPage {
     if (!token || !expiresAt) return 'no token';
     const serial = Number(parseJwtClaims(token)?.['jti']);
     // "Expire now" invalidates the token on the backend before its exp: show it as expired.
-    if (this.server.isRevokedSerial(serial)) return 'expired (by the lab)';
+    if (this.server?.isRevokedSerial(serial)) return 'expired (by the lab)';
     const seconds = Math.max(0, Math.ceil((expiresAt.getTime() - this.now()) / 1000));
     return seconds === 0 ? 'expired' : `${seconds} s left`;
   });
 
   constructor() {
     const timer = setInterval(() => this.now.set(Date.now()), 250);
-    inject(DestroyRef).onDestroy(() => clearInterval(timer));
+    const subscription = injectTokenRefresh().events.subscribe((event) => {
+      if (event.type === 'refreshStarted') this.refreshesStarted.update((count) => count + 1);
+    });
+    inject(DestroyRef).onDestroy(() => {
+      clearInterval(timer);
+      subscription.unsubscribe();
+    });
   }
 
   protected expireNow(): void {
-    this.server.expireAccessTokensNow();
+    this.server?.expireAccessTokensNow();
     // The backend's switch is not a signal: nudge the countdown so it shows the change at once.
     this.now.set(Date.now());
   }
 
   protected revoke(): void {
-    this.server.revokeRefreshToken();
+    this.server?.revokeRefreshToken();
   }
 
   /** Fires `count` calls at once, each tagged with its number so its timeline can be drawn. */
   protected fire(): void {
-    this.refreshesBefore.set(this.server.refreshCalls());
+    this.refreshesBefore.set(this.refreshCalls());
     for (const id of this.log.start(this.count())) {
       this.http.get(`/api/v1/users/${id}`, { context: new HttpContext().set(LAB_CALL, id) }).subscribe({
         error: (error: unknown) => this.log.fail(id, error instanceof HttpErrorResponse ? error.status : 0),

@@ -9,6 +9,7 @@ import { Router } from '@angular/router';
 import { type ApiError, AuthClient, safeReturnUrl } from 'ngx-token-refresh';
 
 import { DemoServerState } from '../backend/demo-server-state';
+import { LAB_BACKEND } from '../lab/lab-backend';
 
 /** Sign-in page, with the demo accounts one click away. */
 @Component({
@@ -68,7 +69,13 @@ import { DemoServerState } from '../backend/demo-server-state';
       <mat-card appearance="outlined" class="accounts">
         <mat-card-header>
           <mat-card-title>Demo accounts</mat-card-title>
-          <mat-card-subtitle>The backend is an in-memory mock running in this page.</mat-card-subtitle>
+          <mat-card-subtitle>
+            @if (inMemory) {
+              The backend is an in-memory mock running in this page.
+            } @else {
+              The reference server created them on its first start.
+            }
+          </mat-card-subtitle>
         </mat-card-header>
         <mat-card-content>
           <table>
@@ -137,6 +144,8 @@ export class LoginPage {
   readonly returnUrl = input<string>();
 
   protected readonly accounts = inject(DemoServerState).accounts;
+  /** Whether the in-memory backend runs in the page (else the reference server answers). */
+  protected readonly inMemory = inject(LAB_BACKEND) !== null;
   protected readonly form = inject(NonNullableFormBuilder).group({
     username: ['', Validators.required],
     password: ['', Validators.required],

@@ -1,0 +1,72 @@
+import { defineConfig } from '@playwright/test';
+
+/** Where the reference server listens during these tests (away from `npm run server`'s 3000). */
+const SERVER_PORT = 3101;
+/** Where the showcase (the `real` build) and its proxy to the server listen. */
+const SHOWCASE_PORT = 4311;
+
+/**
+ * Browser tests of the showcase against the reference server, over real HTTP, in Debian's Chromium
+ * (or the browser at CHROME_BIN). `npm run test:e2e:real` builds both first. Two processes:
+ * - the reference server (its built `dist/main.js`, embedded in-memory database, demo data) with a
+ *   3-second access token, so a test can wait for it to expire, and `COOKIE_SECURE=false`, since
+ *   the page is served over plain http://127.0.0.1;
+ * - the showcase's production build with the `real` configuration, served by e2e/serve-showcase.mjs,
+ *   which forwards /auth and /api to the server: one origin, as behind a production reverse proxy,
+ *   so the SameSite=Strict cookie travels and nothing needs CORS.
+ */
+export default defineConfig({
+  testDir: '.',
+  testMatch: 'real-server.spec.ts',
+  outputDir: '../test-results/real-server',
+  timeout: 60_000,
+  expect: { timeout: 15_000 },
+  workers: 1,
+  retries: 0,
+  forbidOnly: !!process.env['CI'],
+  reporter: [['list'], ['html', { open: 'never', outputFolder: '../playwright-report/real-server' }]],
+  use: {
+    baseURL: `http://127.0.0.1:${SHOWCASE_PORT}`,
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+    launchOptions: {
+      executablePath: process.env['CHROME_BIN'] || '/usr/bin/chromium',
+      // Without the background-networking flags Chromium keeps dialling Google on this closed network.
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    },
+  },
+  webServer: [
+    {
+      command: 'node projects/reference-server/dist/main.js',
+      cwd: '..',
+      // Any answer means it listens: a users call without a token is a 401.
+      url: `http://127.0.0.1:${SERVER_PORT}/api/v1/users`,
+      reuseExistingServer: false,
+      env: {
+        PORT: String(SERVER_PORT),
+        HOST: '127.0.0.1',
+        ACCESS_TOKEN_TTL_SECONDS: '3',
+        COOKIE_SECURE: 'false',
+        LOGIN_RATE_LIMIT_MAX: '1000',
+        LOG_LEVEL: 'warn',
+        DATABASE_URL: '',
+        PGLITE_DATA_DIR: '',
+      },
+    },
+    {
+      command: 'node e2e/serve-showcase.mjs dist/showcase-real/browser',
+      cwd: '..',
+      url: `http://127.0.0.1:${SHOWCASE_PORT}`,
+      reuseExistingServer: false,
+      env: { PORT: String(SHOWCASE_PORT), API_ORIGIN: `http://127.0.0.1:${SERVER_PORT}` },
+    },
+  ],
+});

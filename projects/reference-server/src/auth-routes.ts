@@ -1,0 +1,162 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+import type { AccessTokens } from './access-tokens.js';
+import { readBearerToken } from './authenticate.js';
+import { HttpError } from './http-error.js';
+import { verifyPassword } from './password-hash.js';
+import type { ServerConfig } from './read-config.js';
+import { REFRESH_COOKIE, clearRefreshCookie, setRefreshCookie } from './refresh-cookie.js';
+import { createRandomId, createRefreshToken, hashRefreshToken, isRefreshTokenShape } from './refresh-token.js';
+import type { Repository } from './repository.js';
+
+/** What the auth routes need. */
+export interface AuthRoutesOptions {
+  readonly config: ServerConfig;
+  readonly repository: Repository;
+  readonly accessTokens: AccessTokens;
+  /** The clock, in milliseconds. */
+  readonly now: () => number;
+  /** A hash of a random password, verified against when the account is unknown (equal timing). */
+  readonly dummyPasswordHash: string;
+}
+
+const LOGIN_BODY_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['username', 'password'],
+  properties: {
+    username: { type: 'string', maxLength: 200 },
+    password: { type: 'string', maxLength: 1024 },
+  },
+} as const;
+
+/** Refresh and logout take no body (the cookie flow) or `{ refreshToken }` (the body flow). */
+const TOKEN_BODY_SCHEMA = {
+  type: ['object', 'null'],
+  additionalProperties: false,
+  properties: { refreshToken: { type: 'string', maxLength: 512 } },
+} as const;
+
+/** One answer for unknown, expired and revoked tokens: which one it was is nobody's business. */
+const UNUSABLE = 'The refresh token is unknown, expired or revoked; please sign in again.';
+
+/** Housekeeping of ended sessions runs at most this often, piggybacking on logins. */
+const CLEANUP_INTERVAL_MS = 60_000;
+
+/**
+ * `POST /auth/login`, `POST /auth/refresh` and `POST /auth/logout`, as the contract says:
+ *
+ * - login: `{ username, password }` → 200 `{ accessToken }` and the refresh cookie (a new token
+ *   family). Wrong password and unknown user give the same 401 `InvalidCredentials` after the same
+ *   scrypt work. Rate-limited per client address.
+ * - refresh: the cookie, or `{ refreshToken }` in the body → 200 `{ accessToken }` and the token
+ *   rotated (single use). The rotated token goes back the way the old one came: a cookie for a
+ *   cookie, `refreshToken` in the body for a body. A token that was already rotated revokes its
+ *   whole family (reuse detection); expired, unknown or revoked → 401 `InvalidRefreshToken`.
+ * - logout: revokes the family, found from the access token's `sid` (`Authorization: Bearer`, even
+ *   expired), a `{ refreshToken }` body, or the cookie; clears the cookie; 204 whatever happens.
+ */
+export async function registerAuthRoutes(app: FastifyInstance, options: AuthRoutesOptions): Promise<void> {
+  const { config, repository, accessTokens, now, dummyPasswordHash } = options;
+  const cookie = { secure: config.cookieSecure };
+  let lastCleanup = 0;
+
+  app.post(
+    '/auth/login',
+    {
+      schema: { body: LOGIN_BODY_SCHEMA },
+      config: {
+        rateLimit: { max: config.loginRateLimitMax, timeWindow: config.loginRateLimitWindowSeconds * 1000 },
+      },
+    },
+    async (request, reply) => {
+      const { username, password } = request.body as { username: string; password: string };
+      // A name PostgreSQL could not even compare (NUL, lone surrogates) belongs to no account, but
+      // still costs the same scrypt work as any other attempt.
+      const account = isStorableText(username) ? await repository.findAccount(username) : null;
+      const matches = await verifyPassword(password, account?.passwordHash ?? dummyPasswordHash);
+      if (!account || !matches) {
+        throw new HttpError(401, 'InvalidCredentials', 'The username or the password is wrong.');
+      }
+      const nowMs = now();
+      if (nowMs - lastCleanup > CLEANUP_INTERVAL_MS) {
+        lastCleanup = nowMs;
+        await repository.deleteExpiredRefreshFamilies(new Date(nowMs));
+      }
+      const familyId = createRandomId();
+      const refreshToken = createRefreshToken();
+      await repository.createRefreshFamily({
+        familyId,
+        username: account.username,
+        tokenHash: hashRefreshToken(refreshToken),
+        now: new Date(nowMs),
+        expiresAt: new Date(nowMs + config.refreshTokenTtlSeconds * 1000),
+      });
+      const accessToken = await accessTokens.issue({ username: account.username, role: account.role, familyId });
+      setRefreshCookie(reply, refreshToken, { ...cookie, maxAgeSeconds: config.refreshTokenTtlSeconds });
+      return config.refreshTokenInBody ? { accessToken, refreshToken } : { accessToken };
+    },
+  );
+
+  app.post('/auth/refresh', { schema: { body: TOKEN_BODY_SCHEMA } }, async (request, reply) => {
+    const fromBody = readBodyToken(request);
+    const presented = fromBody ?? request.cookies[REFRESH_COOKIE];
+    // A definite "no" also tells the browser to drop a cookie that can never work again; a failure
+    // of the server (a 500) leaves it alone, so the session survives a database hiccup.
+    const refuse = (message: string) => {
+      if (fromBody === undefined) clearRefreshCookie(reply, cookie);
+      return new HttpError(401, 'InvalidRefreshToken', message);
+    };
+    if (presented === undefined || presented === '') throw refuse('There is no refresh token; please sign in.');
+    if (!isRefreshTokenShape(presented)) throw refuse(UNUSABLE);
+    const nowMs = now();
+    const next = createRefreshToken();
+    const result = await repository.rotateRefreshToken(
+      hashRefreshToken(presented),
+      hashRefreshToken(next),
+      new Date(nowMs),
+    );
+    if (result.outcome === 'reused') {
+      request.log.warn({ familyId: result.familyId }, 'refresh token reused: token family revoked');
+      throw refuse('The refresh token was already used, so the session has been ended; please sign in again.');
+    }
+    if (result.outcome === 'invalid') throw refuse(UNUSABLE);
+    const { username, role, familyId, expiresAt } = result;
+    const accessToken = await accessTokens.issue({ username, role, familyId });
+    if (fromBody !== undefined) return { accessToken, refreshToken: next };
+    setRefreshCookie(reply, next, { ...cookie, maxAgeSeconds: Math.floor((expiresAt.getTime() - nowMs) / 1000) });
+    return { accessToken };
+  });
+
+  app.post('/auth/logout', { schema: { body: TOKEN_BODY_SCHEMA } }, async (request, reply) => {
+    const families = new Set<string>();
+    const bearer = readBearerToken(request);
+    if (bearer) {
+      // An expired access token still names the session it belonged to; only a genuine one counts.
+      const check = await accessTokens.verify(bearer, { allowExpired: true });
+      if (check.ok) families.add(check.claims.sid);
+    }
+    for (const token of [readBodyToken(request), request.cookies[REFRESH_COOKIE]]) {
+      if (!isRefreshTokenShape(token)) continue;
+      const familyId = await repository.findRefreshFamilyId(hashRefreshToken(token));
+      if (familyId !== null) families.add(familyId);
+    }
+    for (const familyId of families) await repository.revokeRefreshFamily(familyId, new Date(now()));
+    clearRefreshCookie(reply, cookie);
+    return sendNoContent(reply);
+  });
+}
+
+function readBodyToken(request: FastifyRequest): string | undefined {
+  const body = request.body as { refreshToken?: string } | null | undefined;
+  return body?.refreshToken;
+}
+
+function sendNoContent(reply: FastifyReply): FastifyReply {
+  return reply.code(204).send();
+}
+
+/** Text PostgreSQL can store and compare: well-formed Unicode without NUL. */
+function isStorableText(text: string): boolean {
+  return text.isWellFormed() && !text.includes('\u0000');
+}

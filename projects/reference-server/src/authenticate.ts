@@ -1,0 +1,65 @@
+import type { FastifyRequest } from 'fastify';
+
+import type { AccessTokenClaims, AccessTokens } from './access-tokens.js';
+import { HttpError } from './http-error.js';
+
+/** `Authorization: Bearer <token>`; the scheme is case-insensitive (RFC 9110), the token visible ASCII. */
+const BEARER = /^Bearer +([\x21-\x7e]+)$/i;
+
+/** The token of `Authorization: Bearer <token>`, `null` without the header, `''` when it is malformed. */
+export function readBearerToken(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (header === undefined || header.trim() === '') return null;
+  return BEARER.exec(header.trim())?.[1] ?? '';
+}
+
+/**
+ * Checks the access token of an API call and returns its claims, or throws the 401 to send, with
+ * the uniform body and `WWW-Authenticate` (RFC 6750 §3): `Bearer` alone when there was no token
+ * (`Unauthorized`), `Bearer error="invalid_token"` when it is malformed, forged, tampered, signed
+ * with another algorithm or key (`InvalidToken`) or expired (`TokenExpired`).
+ *
+ * @example
+ * const claims = await authenticate(request, accessTokens);
+ */
+export async function authenticate(request: FastifyRequest, accessTokens: AccessTokens): Promise<AccessTokenClaims> {
+  const token = readBearerToken(request);
+  if (token === null) {
+    throw new HttpError(
+      401,
+      'Unauthorized',
+      'Sign in first: this call needs an access token (Authorization: Bearer <token>).',
+      {
+        headers: { 'WWW-Authenticate': 'Bearer' },
+      },
+    );
+  }
+  if (token === '') throw invalidToken('InvalidToken', 'The Authorization header must be "Bearer <access token>".');
+  const check = await accessTokens.verify(token);
+  if (check.ok) return check.claims;
+  throw check.problem === 'expired'
+    ? invalidToken('TokenExpired', 'The access token has expired.')
+    : invalidToken('InvalidToken', 'The access token is not valid.');
+}
+
+/**
+ * Throws 403 `Forbidden` unless the account may manage users (role `admin`).
+ *
+ * @example
+ * requireAdmin(claims);
+ */
+export function requireAdmin(claims: AccessTokenClaims): void {
+  if (claims.role === 'admin') return;
+  throw new HttpError(
+    403,
+    'Forbidden',
+    `Only an admin may change users; ${claims.sub} is signed in as a ${claims.role}.`,
+    {
+      headers: { 'WWW-Authenticate': 'Bearer error="insufficient_scope"' },
+    },
+  );
+}
+
+function invalidToken(code: string, message: string): HttpError {
+  return new HttpError(401, code, message, { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+}

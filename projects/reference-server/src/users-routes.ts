@@ -1,0 +1,223 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+
+import type { AccessTokens } from './access-tokens.js';
+import { authenticate, requireAdmin } from './authenticate.js';
+import { type ErrorDetail, HttpError, describeDetails } from './http-error.js';
+import { negotiateVersion } from './negotiate-version.js';
+import { EmailTakenError, type Repository, type User, type UserFields } from './repository.js';
+import { USER_BODY_SCHEMA, USER_PATCH_SCHEMA, validateUserFields } from './validate-user-fields.js';
+
+/** The page size of a list call that gives `page` without `pageSize`. */
+export const DEFAULT_PAGE_SIZE = 10;
+/** The largest page a list call may ask for: a larger `pageSize` is a 400 with target `pageSize`. */
+export const MAX_PAGE_SIZE = 100;
+
+/** What the users routes need. */
+export interface UsersRoutesOptions {
+  readonly repository: Repository;
+  readonly accessTokens: AccessTokens;
+  /** Vendor of the `Accept` media type: `application/vnd.<vendor>.v1+json`. */
+  readonly apiVendor: string;
+}
+
+/** A whole number from 1 as a path or query parameter: digits, no sign, no leading zero, at most 15 digits. */
+const WHOLE_NUMBER = /^[1-9]\d{0,14}$/;
+const MERGE_PATCH = 'application/merge-patch+json';
+
+/**
+ * The users API, version 1, mounted twice: `/api/v1/users` (version in the path) and `/api/users`
+ * (version in `Accept: application/vnd.<vendor>.v1+json`, else 406). Checks run in this order:
+ * method (405, by the not-found handler), version (406), access token (401), role for writes (403),
+ * body (413, 415, 400), id (400), then the operation (404, 400 with a detail per field, 409).
+ *
+ * | op | method | success |
+ * |---|---|---|
+ * | list | GET /users | plain array; with `page`/`pageSize`, `{ data, pagination }` (page size 10 by default, at most 100) |
+ * | get | GET /users/{id} | 200 user |
+ * | create | POST /users | 201 user, `Location: {collection}/{id}` |
+ * | replace | PUT /users/{id} | 204 |
+ * | patch | PATCH /users/{id}, `application/merge-patch+json` | 200 updated user |
+ * | delete | DELETE /users/{id} | 204 |
+ */
+export async function registerUsersRoutes(app: FastifyInstance, options: UsersRoutesOptions): Promise<void> {
+  const { repository, accessTokens, apiVendor } = options;
+  const mounts = [
+    { collectionPath: '/api/v1/users', mediaType: 'application/json; charset=utf-8', negotiate: false },
+    { collectionPath: '/api/users', mediaType: `application/vnd.${apiVendor}.v1+json`, negotiate: true },
+  ] as const;
+
+  for (const { collectionPath, mediaType, negotiate } of mounts) {
+    const read: onRequestHookHandler[] = [];
+    if (negotiate) {
+      read.push(async (request) => {
+        const refusal = negotiateVersion(request.headers.accept, apiVendor);
+        if (refusal) throw refusal;
+      });
+    }
+    read.push(async (request) => {
+      await authenticate(request, accessTokens);
+    });
+    const write: onRequestHookHandler[] = [
+      ...read.slice(0, -1),
+      async (request) => requireAdmin(await authenticate(request, accessTokens)),
+    ];
+    const item = `${collectionPath}/:id`;
+    const send = (reply: FastifyReply, status: number, body: unknown) => reply.code(status).type(mediaType).send(body);
+
+    app.get(collectionPath, { onRequest: read }, async (request, reply) =>
+      send(reply, 200, await list(request, repository)),
+    );
+
+    app.post(
+      collectionPath,
+      { onRequest: write, preValidation: requireMediaType('application/json'), schema: { body: USER_BODY_SCHEMA } },
+      async (request, reply) => {
+        const fields = checkFields(request.body, 'create') as UserFields;
+        const user = await writeUser(() => repository.createUser(fields));
+        reply.header('Location', `${collectionPath}/${user.id}`);
+        return send(reply, 201, user);
+      },
+    );
+
+    app.get(item, { onRequest: read, preValidation: checkId }, async (request, reply) =>
+      send(reply, 200, await findUser(repository, readId(request))),
+    );
+
+    app.put(
+      item,
+      {
+        onRequest: write,
+        preValidation: [checkId, requireMediaType('application/json')],
+        schema: { body: USER_BODY_SCHEMA },
+      },
+      async (request, reply) => {
+        const id = readId(request);
+        const fields = checkFields(request.body, 'replace', id);
+        const user = await writeUser(() => repository.updateUser(id, fields));
+        if (!user) throw notFound(id);
+        return reply.code(204).send();
+      },
+    );
+
+    app.patch(
+      item,
+      {
+        onRequest: write,
+        preValidation: [checkId, requireMediaType(MERGE_PATCH)],
+        schema: { body: USER_PATCH_SCHEMA },
+      },
+      async (request, reply) => {
+        const id = readId(request);
+        const fields = checkFields(request.body, 'patch', id);
+        const user = await writeUser(() => repository.updateUser(id, fields));
+        if (!user) throw notFound(id);
+        return send(reply, 200, user);
+      },
+    );
+
+    app.delete(item, { onRequest: write, preValidation: checkId }, async (request, reply) => {
+      const id = readId(request);
+      if (!(await repository.deleteUser(id))) throw notFound(id);
+      return reply.code(204).send();
+    });
+  }
+}
+
+async function list(request: FastifyRequest, repository: Repository): Promise<User[] | object> {
+  const query = request.query as Record<string, string | string[] | undefined>;
+  const details: ErrorDetail[] = [];
+  const page = readCount(query, 'page', details);
+  const pageSize = readCount(query, 'pageSize', details);
+  if (pageSize !== undefined && pageSize > MAX_PAGE_SIZE) {
+    details.push({ target: 'pageSize', message: `must be at most ${MAX_PAGE_SIZE}` });
+  }
+  if (details.length > 0) {
+    throw new HttpError(400, 'InvalidRequest', `Invalid paging: ${describeDetails(details)}.`, { details });
+  }
+  if (page === undefined && pageSize === undefined) return repository.listUsers();
+  const currentPage = page ?? 1;
+  const size = pageSize ?? DEFAULT_PAGE_SIZE;
+  const totalItems = await repository.countUsers();
+  // A page past the end is an empty page, not an error: the list may have shrunk since the last call.
+  // (Checked here, not by the database: (page - 1) * size can pass 2^53 for absurd pages.)
+  const start = (currentPage - 1) * size;
+  const data = start < totalItems ? await repository.listUsers({ offset: start, limit: size }) : [];
+  return { data, pagination: { currentPage, pageSize: size, totalPages: Math.ceil(totalItems / size), totalItems } };
+}
+
+/** A paging parameter: `undefined` when absent, else a whole number from 1 (a detail when not). */
+function readCount(
+  query: Record<string, string | string[] | undefined>,
+  name: string,
+  details: ErrorDetail[],
+): number | undefined {
+  const value = query[name];
+  if (value === undefined) return undefined;
+  if (Array.isArray(value)) {
+    details.push({ target: name, message: 'must be given once' });
+    return undefined;
+  }
+  if (WHOLE_NUMBER.test(value)) return Number(value);
+  details.push({ target: name, message: 'must be a whole number from 1' });
+  return undefined;
+}
+
+/** preValidation: the `{id}` of the path is a whole number from 1 (400 otherwise), before the body is judged. */
+async function checkId(request: FastifyRequest): Promise<void> {
+  const { id } = request.params as { id: string };
+  if (!WHOLE_NUMBER.test(id)) {
+    throw new HttpError(400, 'InvalidRequest', 'The user id must be a whole number from 1.', {
+      details: [{ target: 'id', message: 'must be a whole number from 1' }],
+    });
+  }
+}
+
+function readId(request: FastifyRequest): number {
+  return Number((request.params as { id: string }).id);
+}
+
+/** preValidation: the body's media type must be exactly this one (JSON for POST and PUT, merge patch for PATCH). */
+function requireMediaType(expected: string) {
+  return async (request: FastifyRequest): Promise<void> => {
+    const actual = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+    if (actual === expected) return;
+    throw new HttpError(
+      415,
+      'UnsupportedMediaType',
+      expected === MERGE_PATCH
+        ? 'A PATCH must be a JSON Merge Patch (Content-Type: application/merge-patch+json).'
+        : 'Send the user as JSON (Content-Type: application/json).',
+    );
+  };
+}
+
+function checkFields(body: unknown, mode: 'create' | 'replace' | 'patch', id?: number): Partial<UserFields> {
+  const check = validateUserFields(body as Record<string, unknown>, mode, id);
+  if (!check.ok) {
+    throw new HttpError(400, 'InvalidRequest', `The user is not valid: ${describeDetails(check.details)}.`, {
+      details: check.details,
+    });
+  }
+  return check.fields;
+}
+
+async function findUser(repository: Repository, id: number): Promise<User> {
+  const user = await repository.getUser(id);
+  if (!user) throw notFound(id);
+  return user;
+}
+
+async function writeUser<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (!(error instanceof EmailTakenError)) throw error;
+    throw new HttpError(409, 'Conflict', 'The e-mail address is already taken.', {
+      details: [{ target: 'email', message: 'is already taken' }],
+    });
+  }
+}
+
+function notFound(id: number): HttpError {
+  return new HttpError(404, 'NotFound', `There is no user with id ${id}.`);
+}
