@@ -1,11 +1,11 @@
-import { ChangeDetectionStrategy, Component, computed, inject, signal } from '@angular/core';
+import { ChangeDetectionStrategy, Component, computed, inject, linkedSignal, signal } from '@angular/core';
 import { rxResource } from '@angular/core/rxjs-interop';
 import { MatButtonModule } from '@angular/material/button';
 import { MatDialog } from '@angular/material/dialog';
 import { MatPaginatorModule, type PageEvent } from '@angular/material/paginator';
 import { MatProgressBarModule } from '@angular/material/progress-bar';
 import { MatTableModule } from '@angular/material/table';
-import { type ApiError, type User, UsersService } from 'ngx-token-refresh';
+import { type ApiError, AuthClient, type Page, type User, UsersService, parseJwtClaims } from 'ngx-token-refresh';
 import { filter, switchMap } from 'rxjs';
 
 import { ConfirmDialog } from './confirm-dialog';
@@ -20,7 +20,9 @@ import { UserFormDialog } from './user-form-dialog';
     <main class="page">
       <header>
         <h1>Users</h1>
-        <button mat-flat-button (click)="edit(null)" data-testid="new-user">New user</button>
+        @if (canWrite()) {
+          <button mat-flat-button (click)="edit(null)" data-testid="new-user">New user</button>
+        }
       </header>
       @if (message(); as text) {
         <p class="error-text" role="alert" data-testid="users-message">{{ text }}</p>
@@ -32,7 +34,9 @@ import { UserFormDialog } from './user-form-dialog';
             <p>Could not load the users: {{ error.message }}</p>
             <button mat-stroked-button (click)="users.reload()">Try again</button>
           </div>
-        } @else if (rows().length === 0 && !users.isLoading()) {
+        } @else if (rows().length === 0 && users.isLoading()) {
+          <div class="state" data-testid="users-loading"><p>Loading…</p></div>
+        } @else if (rows().length === 0) {
           <div class="state" data-testid="users-empty"><p>No users on this page.</p></div>
         } @else {
           <table mat-table [dataSource]="rows()" data-testid="users-table">
@@ -51,8 +55,12 @@ import { UserFormDialog } from './user-form-dialog';
             <ng-container matColumnDef="actions">
               <th mat-header-cell *matHeaderCellDef><span class="visually-hidden">Actions</span></th>
               <td mat-cell *matCellDef="let user" class="actions">
-                <button mat-button (click)="edit(user)" [attr.data-testid]="'edit-user-' + user.id">Edit</button>
-                <button mat-button (click)="remove(user)" [attr.data-testid]="'delete-user-' + user.id">Delete</button>
+                @if (canWrite()) {
+                  <button mat-button (click)="edit(user)" [attr.data-testid]="'edit-user-' + user.id">Edit</button>
+                  <button mat-button (click)="remove(user)" [attr.data-testid]="'delete-user-' + user.id">
+                    Delete
+                  </button>
+                }
               </td>
             </ng-container>
             <tr mat-header-row *matHeaderRowDef="columns"></tr>
@@ -95,6 +103,7 @@ import { UserFormDialog } from './user-form-dialog';
 })
 export class UsersPage {
   private readonly api = inject(UsersService);
+  private readonly auth = inject(AuthClient);
   private readonly dialog = inject(MatDialog);
 
   protected readonly columns = ['id', 'name', 'email', 'actions'];
@@ -107,8 +116,15 @@ export class UsersPage {
     params: () => ({ page: this.pageIndex() + 1, pageSize: this.pageSize() }),
     stream: ({ params }) => this.api.list(params),
   });
-  protected readonly rows = computed<readonly User[]>(() => (this.users.hasValue() ? this.users.value().data : []));
-  protected readonly total = computed(() => (this.users.hasValue() ? this.users.value().pagination.totalItems : 0));
+  /** The page on screen: the last one loaded, kept while the next loads so the table does not jump. */
+  private readonly shown = linkedSignal<Page<User> | undefined, Page<User> | undefined>({
+    source: () => (this.users.hasValue() ? this.users.value() : undefined),
+    computation: (page, previous) => page ?? previous?.value,
+  });
+  protected readonly rows = computed<readonly User[]>(() => this.shown()?.data ?? []);
+  protected readonly total = computed(() => this.shown()?.pagination.totalItems ?? 0);
+  /** Viewers may only read: the write buttons are for admins (the server enforces it either way). */
+  protected readonly canWrite = computed(() => parseJwtClaims(this.auth.accessToken())?.['role'] === 'admin');
 
   protected turn(event: PageEvent): void {
     this.pageIndex.set(event.pageIndex);
