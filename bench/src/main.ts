@@ -1,0 +1,107 @@
+import './setup/angular-in-node';
+
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+import { format, resolveConfig } from 'prettier';
+
+import { type BenchConfig, FULL, SMOKE } from './config';
+import { CONTENDERS } from './contenders';
+import { ngxTokenRefreshShowcase } from './contenders/ngx-token-refresh';
+import { fullGc } from './harness/heap';
+import { burstChart } from './report/chart';
+import { judgeGoals } from './report/goals';
+import { describeMachine, describeVersions } from './report/machine';
+import { renderMarkdown } from './report/markdown';
+import type { BenchResults } from './report/results';
+import { round } from './report/stats';
+import { runBursts } from './suites/burst';
+import { runBundles } from './suites/bundle';
+import { runHappyPath } from './suites/happy-path';
+import { runRoundTripSuite } from './suites/round-trips';
+import { runSoaks } from './suites/soak';
+
+type Suite = 'happy' | 'burst' | 'soak' | 'round-trips' | 'bundle';
+
+export async function main(args: readonly string[]): Promise<void> {
+  const smoke = args.includes('--smoke');
+  const config: BenchConfig = smoke ? SMOKE : FULL;
+  const only = args
+    .find((a) => a.startsWith('--only='))
+    ?.slice('--only='.length)
+    .split(',');
+  const wants = (suite: Suite) => (only ? only.includes(suite) : true);
+  const outArg = args.find((a) => a.startsWith('--out='))?.slice('--out='.length);
+  const out = outArg
+    ? new URL(`${outArg.replace(/\/?$/, '/')}`, `file://${process.cwd()}/`)
+    : new URL(smoke ? '../../dist/bench-smoke/' : '../', import.meta.url);
+  fullGc(); // fails early without --expose-gc
+
+  const started = performance.now();
+  const loadAtStart = os.loadavg()[0];
+  const log = (line: string) => console.log(line);
+
+  log(`== happy path (${config.happyPath.rounds} rounds × ${config.happyPath.roundMs} ms)`);
+  const happyPath = wants('happy') ? await runHappyPath(config.happyPath, log) : null;
+  log(`== burst after expiry (N = ${config.burst.sizes.join(', ')})`);
+  const burst = wants('burst') ? await runBursts(config.burst, log) : null;
+  log(`== soak (${config.soak.cycles} cycles)`);
+  const soak = wants('soak') ? await runSoaks(config.soak, log) : null;
+  log('== round trips per expiry');
+  const roundTrips = wants('round-trips') ? await runRoundTripSuite(config.roundTrips) : null;
+  const bundleWanted = wants('bundle') && (config.bundle || args.includes('--bundle'));
+  log(`== bundle cost${bundleWanted ? '' : ' (skipped)'}`);
+  const variants = args
+    .find((a) => a.startsWith('--variants='))
+    ?.slice('--variants='.length)
+    .split(',');
+  const bundle = bundleWanted ? runBundles(log, variants) : null;
+
+  const contenders = [...Object.values(CONTENDERS), ngxTokenRefreshShowcase].map(({ id, label, refreshes }) => ({
+    id,
+    label,
+    refreshes,
+  }));
+  const partial: Omit<BenchResults, 'goals'> = {
+    schema: 1,
+    mode: config.mode,
+    command: smoke ? 'npm run bench:smoke' : `npm run bench${only ? ` -- --only=${only.join(',')}` : ''}`,
+    date: new Date().toISOString().slice(0, 10),
+    machine: describeMachine(),
+    loadAverage: { start: round(loadAtStart, 2), end: round(os.loadavg()[0], 2) },
+    versions: describeVersions(),
+    contenders,
+    happyPath,
+    burst,
+    soak,
+    roundTrips,
+    bundle,
+    durationSeconds: Math.round((performance.now() - started) / 1000),
+  };
+  const results: BenchResults = { ...partial, goals: judgeGoals(partial) };
+
+  const resultsDir = new URL('results/', out);
+  mkdirSync(resultsDir, { recursive: true });
+  const labels = Object.fromEntries(contenders.map((c) => [c.id, c.label]));
+  const chart = burst ? burstChart(burst, labels, 'ngx-token-refresh') : null;
+  if (chart) writeFileSync(new URL('burst-settle.svg', resultsDir), chart);
+  const findings = existsSync(new URL('FINDINGS.md', out)) ? 'FINDINGS.md' : null;
+  const prettier = (await resolveConfig(fileURLToPath(new URL('RESULTS.md', out)))) ?? {};
+  writeFileSync(
+    new URL('results.json', resultsDir),
+    await format(JSON.stringify(results, null, 2), { ...prettier, parser: 'json' }),
+  );
+  writeFileSync(
+    new URL('RESULTS.md', out),
+    await format(renderMarkdown(results, { chart: chart ? 'results/burst-settle.svg' : null, findings }), {
+      ...prettier,
+      parser: 'markdown',
+    }),
+  );
+
+  log('');
+  for (const goal of results.goals)
+    log(`${goal.met === null ? '–' : goal.met ? '✔' : '✘'} ${goal.goal}: ${goal.detail}`);
+  log(`\nWrote ${fileURLToPath(new URL('RESULTS.md', out))} and results/ in ${results.durationSeconds} s.`);
+}

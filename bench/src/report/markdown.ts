@@ -1,0 +1,386 @@
+import { LINEAR_SLOPE_LIMIT } from '../suites/burst';
+import type { BenchResults, BurstCell } from './results';
+
+const int = (value: number) => Math.round(value).toLocaleString('en-US');
+const fixed = (value: number, digits: number) =>
+  value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+/** Milliseconds with 3 significant digits (at most 3 decimals). */
+const ms = (value: number) =>
+  value >= 100 ? int(value) : fixed(value, Math.min(3, Math.max(0, 2 - Math.floor(Math.log10(Math.max(value, 1e-3))))));
+const mb = (bytes: number) => `${fixed(bytes / 1e6, 1)} MB`;
+const signed = (bytes: number) => `${bytes >= 0 ? '+' : '−'}${int(Math.abs(bytes))}`;
+
+function table(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  align?: readonly ('l' | 'r')[],
+): string {
+  const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
+  const rule = header.map((_, i) => ((align?.[i] ?? (i === 0 ? 'l' : 'r')) === 'r' ? '---:' : '---'));
+  return [line(header), line(rule), ...rows.map(line)].join('\n');
+}
+
+const STATUS: Readonly<Record<string, string>> = {
+  ok: 'ok',
+  'multiple-refresh': 'more than one refresh',
+  hang: 'hangs',
+  'failed-requests': 'requests failed',
+  timeout: 'timed out',
+  error: 'error',
+  'not-run': 'not run',
+};
+
+/** bench/RESULTS.md, from the results alone (so it can be written again from results.json). */
+export function renderMarkdown(results: BenchResults, options: { chart: string | null; findings: string | null }) {
+  const label = (id: string) => results.contenders.find((c) => c.id === id)?.label ?? id;
+  const out: string[] = [];
+  const { machine } = results;
+  out.push(
+    '# Benchmarks',
+    '',
+    '<!-- Written by bench/src/run.ts from results/results.json: change the generator, not this file. -->',
+    '',
+    'ngx-token-refresh against the alternatives users would pick, side by side in one run: the same Node process,',
+    "the compiled library (`dist/ngx-token-refresh`, as `npm run build:lib` leaves it), Angular's production mode, and a",
+    'synchronous fake `HttpBackend`, so the figures measure the interceptors, not I/O.',
+    '',
+    table(
+      ['', ''],
+      [
+        [
+          'command',
+          `\`${results.command}\`${results.mode === 'smoke' ? ' (smoke run: tiny N, figures not meaningful)' : ''}`,
+        ],
+        ['date', results.date],
+        ['run time', `${int(results.durationSeconds)} s`],
+        ['machine', `${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB`],
+        ['system', `${machine.os}, Node ${machine.node} (V8 ${machine.v8})`],
+        [
+          'load average',
+          `${fixed(results.loadAverage.start, 2)} at the start, ${fixed(results.loadAverage.end, 2)} at the end (1 min)`,
+        ],
+        ...Object.entries(results.versions).map(([name, version]) => [name, version]),
+        ['raw figures', '[results/results.json](results/results.json)'],
+      ],
+      ['l', 'l'],
+    ),
+    '',
+  );
+  if (results.loadAverage.start > machine.cores / 2) {
+    out.push(
+      `**The machine was busy** (load average ${fixed(results.loadAverage.start, 1)} on ${machine.cores} cores at the start):`,
+      'other processes competed for the CPU, so absolute figures are noisy. Ratios between contenders hold better (they',
+      'were measured interleaved); for figures to quote, run again on a quiet machine.',
+      '',
+    );
+  }
+  if (options.findings) {
+    out.push(
+      `Profiles of the goals missed, their causes and the proposed fixes: [FINDINGS.md](${options.findings}).`,
+      '',
+    );
+  }
+
+  out.push(
+    '## Goals',
+    '',
+    table(
+      ['goal (issue 5)', 'met', 'figures'],
+      results.goals.map((g) => [g.goal, g.met === null ? '–' : g.met ? 'yes' : '**no**', g.detail]),
+      ['l', 'l', 'l'],
+    ),
+    '',
+  );
+
+  out.push(
+    '## Contenders',
+    '',
+    table(
+      ['contender', 'refreshes', 'how it is wired (bench/src/contenders/)'],
+      results.contenders.map((c) => [c.label, c.refreshes ? 'yes' : 'no', WIRING[c.id] ?? '']),
+      ['l', 'l', 'l'],
+    ),
+    '',
+  );
+
+  const happy = results.happyPath;
+  if (happy) {
+    out.push(
+      '## 1. Happy path',
+      '',
+      `A signed-in app sends \`GET /api/items\` with a valid token as fast as it can; every request is answered at once.`,
+      `Each contender runs in ${happy.isolates} worker process${happy.isolates === 1 ? '' : 'es'} of its own (each its own heap and JIT state;`,
+      'V8 optimises the same code differently from one isolate to the next), measured one at a time in',
+      `${happy.rounds} interleaved round${happy.rounds === 1 ? '' : 's'} of ${happy.roundMs} ms after warm-up rounds. Time is the process's CPU time, which`,
+      'other processes of a busy machine disturb far less than the wall clock. Per process the fastest round counts;',
+      'per contender, the median over its processes. Also shown: the same by the wall clock, the median of all',
+      "rounds, and the fastest round of the contender's fastest and slowest process.",
+      '',
+      table(
+        [
+          'contender',
+          'req/s',
+          'ns/request (CPU)',
+          'wall clock (ns)',
+          'median of all rounds (ns)',
+          'processes (ns)',
+          '× bare',
+          '× attach-only',
+          'added over bare (ns)',
+          'added × attach-only',
+        ],
+        happy.rows.map((r) => [
+          label(r.contender),
+          int(r.requestsPerSecond),
+          int(r.nsPerRequest),
+          int(r.wallNsPerRequest),
+          int(r.nsPerRequestMedian),
+          `${int(r.nsPerRequestBestRange[0])}–${int(r.nsPerRequestBestRange[1])}`,
+          fixed(r.ratioToBare, 2),
+          fixed(r.ratioToAttachOnly, 2),
+          r.contender === 'bare' ? '–' : int(r.overheadNs),
+          r.contender === 'bare' ? '–' : fixed(r.overheadRatioToAttachOnly, 2),
+        ]),
+      ),
+      '',
+    );
+  }
+
+  const burst = results.burst;
+  if (burst) {
+    const contenders = [...new Set(burst.cells.map((c) => c.contender))];
+    const cell = (id: string, n: number) => burst.cells.find((c) => c.contender === id && c.n === n);
+    const grid = (render: (c: BurstCell) => string) =>
+      table(
+        ['contender', ...burst.sizes.map((n) => `N = ${int(n)}`)],
+        contenders.map((id) => [
+          label(id),
+          ...burst.sizes.map((n) => {
+            const c = cell(id, n);
+            if (!c) return '–';
+            return c.status === 'ok' || c.status === 'multiple-refresh' ? render(c) : STATUS[c.status];
+          }),
+        ]),
+      );
+    out.push(
+      '## 2. Burst after expiry',
+      '',
+      'The server expires the token; N requests go out and are all held by the backend, then all answered 401 at',
+      'once (the first one starts the refresh, which the backend holds too); then the refresh answers. Timed: from the',
+      'refresh answer until the last of the N requests has settled. Each (contender, N) runs in a fresh worker process,',
+      'after warm-up bursts; the figure is the median over the repetitions',
+      `(${burst.sizes.map((n) => `${int(cell(contenders[0], n)?.samples ?? 0)} at N = ${int(n)}`).join(', ')}).`,
+      'Contenders that only attach a token have no refresh and are left out.',
+      '',
+      '### Settle time (ms of CPU time, median; lowest–highest)',
+      '',
+      'CPU time of the worker process from the refresh answer until all N settled (the work is synchronous, so on a',
+      'quiet machine it is the wall-clock time, plus what V8 does on its helper threads for GC).',
+      '',
+      grid((c) => `${ms(c.settleMs!)} (${ms(c.settleMsRange![0])}–${ms(c.settleMsRange![1])})`),
+      '',
+      '### Settle time by the wall clock (ms, median)',
+      '',
+      grid((c) => ms(c.wallSettleMs!)),
+      '',
+      options.chart ? `![Burst settle time against N](${options.chart})\n` : '',
+      '### Refresh calls per burst (must be 1), and requests that did not succeed',
+      '',
+      grid(
+        (c) =>
+          `${c.refreshCalls}${c.failed ? `, ${int(c.failed)} failed` : ''}${c.pending ? `, ${int(c.pending)} hung` : ''}`,
+      ),
+      '',
+      '### Heap',
+      '',
+      'From separate bursts after the timed ones (with full GCs around them). Peak: the highest reading of the',
+      "worker's used V8 heap (after sending, after the 401s, after settling) above the start of the burst, garbage",
+      'included. Queued: live heap (after full GCs) per request while all N wait for the refresh.',
+      '',
+      grid((c) => `${mb(c.peakHeapBytes!)} peak, ${int(c.queuedBytesPerRequest!)} B/request queued`),
+      '',
+      '### Growth with N',
+      '',
+      `Ratios of the settle time between decades (×10 is linear) and the slope of log(time) against log(N) over`,
+      `N = 1,000…100,000 (1 is linear, 2 quadratic; counted as linear up to ${LINEAR_SLOPE_LIMIT}).`,
+      '',
+      table(
+        ['contender', ...burst.sizes.slice(0, -1).map((n) => `${int(n)} → ${int(n * 10)}`), 'slope', 'linear'],
+        burst.linearity.map((l) => [
+          label(l.contender),
+          ...burst.sizes.slice(0, -1).map((n) => {
+            const ratio = l.decadeRatios.find((d) => d.from === n);
+            return ratio ? `×${fixed(ratio.ratio, 1)}` : '–';
+          }),
+          l.slope === null ? '–' : fixed(l.slope, 2),
+          l.linear === null ? '–' : l.linear ? 'yes' : '**no**',
+        ]),
+      ),
+      '',
+      `### When the refresh fails (N = ${int(burst.failure[0]?.n ?? 0)})`,
+      '',
+      'The same burst, but the refresh answers 401 (refresh token revoked). Every request must end with an error;',
+      'none may hang.',
+      '',
+      table(
+        ['contender', 'outcome', 'refresh calls', 'rejected', 'succeeded', 'never settled'],
+        burst.failure.map((f) => [
+          label(f.contender),
+          f.status === 'ok' ? 'all rejected' : STATUS[f.status],
+          f.refreshCalls === null ? '–' : int(f.refreshCalls),
+          f.rejected === null ? '–' : int(f.rejected),
+          f.succeeded === null ? '–' : int(f.succeeded),
+          f.pending === null ? '–' : int(f.pending),
+        ]),
+      ),
+      '',
+    );
+  }
+
+  const soak = results.soak;
+  if (soak) {
+    const first = soak.rows[0];
+    out.push(
+      '## 3. Soak',
+      '',
+      `${int(first?.cycles ?? 0)} expiry cycles, each a burst of ${first?.burstSize ?? 0} requests failing with 401 and one refresh,`,
+      'after warm-up cycles, in a fresh worker process per contender. Heap: V8 heap outside the code spaces, lowest of',
+      'several readings after full GCs and event-loop turns, above the same reading after the warm-up. The control',
+      'sends the same requests without any expiry (attach-only, nothing fails): what the harness, HttpClient and V8',
+      'leave behind by themselves. A subscription or closure kept per cycle would show as growth above the control',
+      '(10 bytes per cycle make 100 KB).',
+      '',
+      table(
+        [
+          'contender',
+          'growth',
+          'net of the control',
+          'readings on the way',
+          'refresh calls',
+          'failed',
+          'hung',
+          'ms/cycle',
+        ],
+        soak.rows.map((r) =>
+          r.status !== 'ok'
+            ? [r.control ? 'control' : label(r.contender), STATUS[r.status] ?? r.status, '–', '–', '–', '–', '–', '–']
+            : [
+                r.control ? `control: ${label(r.contender)}, no expiry` : label(r.contender),
+                `${signed(r.growthBytes!)} B`,
+                r.netGrowthBytes === null ? '–' : `**${signed(r.netGrowthBytes)} B**`,
+                r.checkpoints.map((c) => `${signed(Math.round(c.bytes / 1000))}K`).join(' '),
+                int(r.refreshCalls!),
+                int(r.failedRequests!),
+                int(r.hungRequests!),
+                fixed(r.msPerCycle!, 3),
+              ],
+        ),
+      ),
+      '',
+    );
+  }
+
+  const bundle = results.bundle;
+  if (bundle) {
+    const variant = (id: string | null) => bundle.variants.find((v) => v.id === id);
+    out.push(
+      '## 4. Bundle cost',
+      '',
+      'Production builds (`ng build`, `@angular/build:application`, optimization on) of a minimal zoneless app whose',
+      'component calls the API once: with `provideHttpClient()` only, then with each contender added and used',
+      `(bench/bundle/). Sizes are of all emitted JavaScript; gzip at level ${bundle.gzipLevel}. "By package" splits the added`,
+      "minified bytes by where they come from (the build's stats).",
+      '',
+      table(
+        ['variant', 'raw', 'gzip', 'added raw', 'added gzip', 'compared with', 'added by package (minified bytes)'],
+        bundle.variants.map((v) => [
+          v.description,
+          int(v.rawBytes),
+          int(v.gzipBytes),
+          v.addedRawBytes === null ? '–' : signed(v.addedRawBytes),
+          v.addedGzipBytes === null ? '–' : `**${signed(v.addedGzipBytes)}**`,
+          variant(v.baseline)?.id ?? '–',
+          Object.entries(v.addedByPackage)
+            .filter(([, bytes]) => Math.abs(bytes) >= 100)
+            .sort((a, b) => b[1] - a[1])
+            .map(([name, bytes]) => `${name} ${signed(bytes)}`)
+            .join(', ') || '–',
+        ]),
+        ['l', 'r', 'r', 'r', 'r', 'l', 'l'],
+      ),
+      '',
+    );
+  }
+
+  const trips = results.roundTrips;
+  if (trips) {
+    const s = trips.scenario;
+    out.push(
+      '## 5. Added round trips per token expiry',
+      '',
+      `The showcase's scenario on a virtual clock: access tokens live ${int(s.tokenLifetimeMs / 1000)} s, every round trip takes`,
+      `${int(s.latencyMs)} ms ± ${int(s.jitterMs)} ms (seeded), and the app sends evenly spaced requests for ${s.lifetimes} token`,
+      'lifetimes. Counted per expiry: requests answered 401 (each a round trip spent for nothing, then repeated) and',
+      'refresh calls. ngx-token-refresh is wired as in the showcase (`provideAuth` + `tokenRefreshInterceptor`). For',
+      'comparison with proactive refresh later: that would ideally cost 1 refresh and no 401.',
+      '',
+      table(
+        [
+          'contender',
+          'requests/s',
+          'calls',
+          'expiries',
+          '401s per expiry',
+          'refreshes per expiry',
+          'added round trips per expiry',
+          'failed calls',
+        ],
+        trips.rows.map((r) => [
+          label(r.contender),
+          int(r.rate),
+          int(r.calls),
+          int(r.expiries),
+          fixed(r.unauthorizedPerExpiry, 1),
+          fixed(r.refreshesPerExpiry, 2),
+          `**${fixed(r.addedRoundTripsPerExpiry, 1)}**`,
+          int(r.failedCalls),
+        ]),
+      ),
+      '',
+    );
+  }
+
+  out.push(
+    '## Method and caveats',
+    '',
+    '- Node, not a browser: the interceptors run on the same V8 engine as in Chrome, but without DOM, rendering or',
+    '  network. Angular is linked at load time by its JIT compiler (partial declarations), which produces the same',
+    '  code as the build-time linker; `ngDevMode` is off, as in a production build.',
+    '- The fake backend answers synchronously, reports `Sent` first, and reads the `Authorization` header of every',
+    '  request (so `HttpHeaders` applies its lazy updates, as XHR and fetch do). It plays the server: a request passes',
+    '  only with the current token.',
+    '- The class interceptors (`JwtInterceptor`, the BehaviorSubject tutorial, ngx-auth) are registered with',
+    '  `HTTP_INTERCEPTORS` and `withInterceptorsFromDi()`, as their documentation says; the functional ones with',
+    '  `withInterceptors`. That adapter is part of what users of a class interceptor pay.',
+    '- Bursts are timed from the refresh answer: the 401s themselves come before and are not timed. A hang cannot block',
+    '  the run: every (contender, N) has a deadline, after which its worker process is killed.',
+    '- Heap figures are V8 heap statistics of the worker process; GC timing makes them approximate (±100 KB in the soak).',
+    '',
+  );
+  return out.join('\n');
+}
+
+const WIRING: Readonly<Record<string, string>> = {
+  bare: '`provideHttpClient()`',
+  'attach-only':
+    '`withInterceptors([attachOnlyInterceptor])`: reads the token from a service, `request.clone({ setHeaders })`',
+  'auth0-jwt': '`JwtModule.forRoot({ jwtOptionsProvider })`, `withInterceptorsFromDi()`',
+  'behavior-subject':
+    'class interceptor as in the widespread tutorials: `isRefreshing` + `BehaviorSubject<string \\| null>` + `filter`/`take(1)`/`switchMap`',
+  'ngx-auth':
+    '`importProvidersFrom(AuthModule)` + `AUTH_SERVICE`, `withInterceptorsFromDi()`; repeats through `HttpClient.request()`',
+  'ngx-token-refresh':
+    '`createTokenRefreshInterceptor({ refreshApiCall, extractToken, attachToken: true })`, `withInterceptors`',
+  'ngx-token-refresh-provider': '`provideTokenRefresh({ ... })` + `withInterceptors([tokenRefreshInterceptor])`',
+  'ngx-token-refresh-showcase': '`provideAuth({ baseUrl })` + `tokenRefreshInterceptor` (the showcase)',
+};

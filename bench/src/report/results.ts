@@ -1,0 +1,184 @@
+import type { ContenderId } from '../contenders/contender';
+import type { RoundTripScenario } from '../measure/round-trips';
+
+/** bench/results/results.json. Numbers are rounded to 3 significant digits; bytes are whole. */
+export interface BenchResults {
+  readonly schema: 1;
+  readonly mode: 'full' | 'smoke';
+  readonly command: string;
+  /** Day of the run (UTC). */
+  readonly date: string;
+  readonly machine: Machine;
+  /** 1-minute load average of the machine when the run started and ended (other processes compete for the cores). */
+  readonly loadAverage: { readonly start: number; readonly end: number };
+  readonly versions: Readonly<Record<string, string>>;
+  readonly contenders: readonly { readonly id: string; readonly label: string; readonly refreshes: boolean }[];
+  /** null: not run (`--only`, or no production builds in a smoke run). */
+  readonly happyPath: HappyPathResults | null;
+  readonly burst: BurstResults | null;
+  readonly soak: SoakResults | null;
+  readonly roundTrips: RoundTripResults | null;
+  readonly bundle: BundleResults | null;
+  readonly goals: readonly GoalResult[];
+  readonly durationSeconds: number;
+}
+
+export interface Machine {
+  readonly os: string;
+  readonly cpu: string;
+  readonly cores: number;
+  readonly memoryGb: number;
+  readonly node: string;
+  readonly v8: string;
+}
+
+export interface HappyPathResults {
+  /** Worker processes per contender. */
+  readonly isolates: number;
+  readonly rounds: number;
+  readonly roundMs: number;
+  readonly rows: readonly HappyPathRow[];
+}
+
+export interface HappyPathRow {
+  readonly contender: ContenderId;
+  /** The `Authorization` header the backend received (token shortened), or null. */
+  readonly authorization: string | null;
+  /** 1e9 / nsPerRequest. */
+  readonly requestsPerSecond: number;
+  /** CPU time per request: median over the worker processes of each one's fastest round. */
+  readonly nsPerRequest: number;
+  /** Median over all rounds of all worker processes. */
+  readonly nsPerRequestMedian: number;
+  /** As nsPerRequest, by the wall clock instead of CPU time. */
+  readonly wallNsPerRequest: number;
+  /** Fastest round of the fastest and of the slowest worker process. */
+  readonly nsPerRequestBestRange: readonly [number, number];
+  readonly ratioToBare: number;
+  readonly ratioToAttachOnly: number;
+  /** ns/request above bare: what the token handling itself costs. */
+  readonly overheadNs: number;
+  /** overheadNs divided by attach-only's overheadNs. */
+  readonly overheadRatioToAttachOnly: number;
+}
+
+export type BurstStatus = 'ok' | 'multiple-refresh' | 'hang' | 'failed-requests' | 'timeout' | 'error' | 'not-run';
+
+export interface BurstCell {
+  readonly contender: ContenderId;
+  readonly n: number;
+  readonly status: BurstStatus;
+  readonly note: string | null;
+  readonly samples: number;
+  /**
+   * Median, lowest and highest settle time (ms), from the refresh answer until all settled, in CPU
+   * time of the worker process (what other processes disturb less than the wall clock).
+   */
+  readonly settleMs: number | null;
+  readonly settleMsRange: readonly [number, number] | null;
+  /** Median settle time by the wall clock (ms). */
+  readonly wallSettleMs: number | null;
+  readonly refreshCalls: number | null;
+  readonly unauthorized: number | null;
+  readonly succeeded: number | null;
+  readonly failed: number | null;
+  readonly pending: number | null;
+  readonly peakHeapBytes: number | null;
+  readonly queuedBytesPerRequest: number | null;
+}
+
+export interface Linearity {
+  readonly contender: ContenderId;
+  /** settle(10N) / settle(N), for each N that has both. */
+  readonly decadeRatios: readonly { readonly from: number; readonly to: number; readonly ratio: number }[];
+  /** Slope of log(settle) against log(N) over N >= 1,000 (1 = linear, 2 = quadratic). */
+  readonly slope: number | null;
+  readonly linear: boolean | null;
+}
+
+export interface FailureCell {
+  readonly contender: ContenderId;
+  readonly n: number;
+  readonly status: BurstStatus;
+  readonly note: string | null;
+  readonly refreshCalls: number | null;
+  readonly rejected: number | null;
+  readonly succeeded: number | null;
+  readonly pending: number | null;
+}
+
+export interface BurstResults {
+  readonly sizes: readonly number[];
+  readonly cells: readonly BurstCell[];
+  readonly linearity: readonly Linearity[];
+  readonly failure: readonly FailureCell[];
+}
+
+export interface SoakRow {
+  readonly contender: ContenderId;
+  /** The control: attach-only with the same requests and no expiry (no 401, no refresh). */
+  readonly control: boolean;
+  readonly status: 'ok' | 'timeout' | 'error';
+  readonly note: string | null;
+  readonly cycles: number;
+  readonly burstSize: number;
+  /** Live heap above the baseline after the last cycle (bytes). */
+  readonly growthBytes: number | null;
+  /** growthBytes minus the control's: what the contender's handling of expiry itself retains. */
+  readonly netGrowthBytes: number | null;
+  /** The largest reading over the checkpoints. */
+  readonly maxGrowthBytes: number | null;
+  /** Trend: least-squares slope over the checkpoints, in bytes per cycle. */
+  readonly bytesPerCycle: number | null;
+  readonly checkpoints: readonly { readonly cycle: number; readonly bytes: number }[];
+  readonly refreshCalls: number | null;
+  readonly failedRequests: number | null;
+  readonly hungRequests: number | null;
+  readonly msPerCycle: number | null;
+}
+
+export interface SoakResults {
+  readonly rows: readonly SoakRow[];
+}
+
+export interface RoundTripRow {
+  readonly contender: string;
+  readonly rate: number;
+  readonly calls: number;
+  readonly expiries: number;
+  readonly unauthorizedPerExpiry: number;
+  readonly refreshesPerExpiry: number;
+  readonly addedRoundTripsPerExpiry: number;
+  readonly failedCalls: number;
+}
+
+export interface RoundTripResults {
+  readonly scenario: RoundTripScenario;
+  readonly rows: readonly RoundTripRow[];
+}
+
+export interface BundleVariant {
+  readonly id: string;
+  readonly description: string;
+  /** The variant it is compared with. */
+  readonly baseline: string | null;
+  readonly rawBytes: number;
+  readonly gzipBytes: number;
+  readonly addedRawBytes: number | null;
+  readonly addedGzipBytes: number | null;
+  /** Bytes of output coming from each package, above the baseline (from the build's stats). */
+  readonly addedByPackage: Readonly<Record<string, number>>;
+}
+
+export interface BundleResults {
+  readonly builder: string;
+  readonly gzipLevel: number;
+  readonly variants: readonly BundleVariant[];
+}
+
+export interface GoalResult {
+  readonly goal: string;
+  /** null when the run did not measure it (smoke run). */
+  readonly met: boolean | null;
+  readonly detail: string;
+}

@@ -1,0 +1,28 @@
+// npm run bench [-- --only=happy,burst,soak,round-trips,bundle] [--variants=<bundle ids>] [--skip-build] [--out=<dir>]
+// npm run bench:smoke
+//
+// Builds the library first (the bench measures dist/, not the sources), then loads the bench itself:
+// its modules import the compiled library, so they must not be evaluated before the build.
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const args = process.argv.slice(2);
+if (!args.includes('--skip-build')) {
+  console.log('== build the library (ng build ngx-token-refresh)');
+  const ng = createRequire(import.meta.url).resolve('@angular/cli/bin/ng.js');
+  const build = spawnSync(process.execPath, [ng, 'build', 'ngx-token-refresh'], {
+    cwd: fileURLToPath(new URL('../../', import.meta.url)),
+    encoding: 'utf8',
+    env: { ...process.env, NG_CLI_ANALYTICS: 'false' },
+  });
+  if (build.status !== 0) {
+    console.error(build.stdout, build.stderr);
+    process.exit(1);
+  }
+}
+
+const { main } = await import('./main');
+await main(args);
+// The worker processes are gone by now; the apps of this process must not keep it alive.
+process.exit(0);
