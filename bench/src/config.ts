@@ -42,6 +42,7 @@ const REFRESHING: readonly ContenderId[] = ['behavior-subject', 'ngx-auth', 'ngx
 const ALL: readonly ContenderId[] = [
   'bare',
   'attach-only',
+  'attach-catch',
   'auth0-jwt',
   'behavior-subject',
   'ngx-auth',
@@ -56,7 +57,7 @@ export const FULL: BenchConfig = {
   burst: {
     contenders: REFRESHING,
     sizes: [10, 100, 1_000, 10_000, 100_000],
-    repetitions: (n) => ({ 10: 100, 100: 60, 1_000: 20, 10_000: 7 })[n] ?? 3,
+    repetitions: (n) => ({ 10: 100, 100: 60, 1_000: 30, 10_000: 9 })[n] ?? 3,
     warmups: 20,
     hangMs: 5_000,
     timeoutMs: (n) => 60_000 + n * 2,

@@ -22,6 +22,20 @@ if (!args.includes('--skip-build')) {
   }
 }
 
+if (args.includes('--smoke')) {
+  // The smoke run is what CI runs: it also type-checks the bench against the built library's types.
+  console.log('== type-check the bench (tsc -p bench/tsconfig.json)');
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  const check = spawnSync(process.execPath, [tsc, '-p', 'bench/tsconfig.json', '--noEmit'], {
+    cwd: fileURLToPath(new URL('../../', import.meta.url)),
+    encoding: 'utf8',
+  });
+  if (check.status !== 0) {
+    console.error(check.stdout, check.stderr);
+    process.exit(1);
+  }
+}
+
 const { main } = await import('./main');
 await main(args);
 // The worker processes are gone by now; the apps of this process must not keep it alive.

@@ -4,6 +4,7 @@ import type { EnvironmentInjector, EnvironmentProviders, Provider } from '@angul
 export const CONTENDER_IDS = [
   'bare',
   'attach-only',
+  'attach-catch',
   'auth0-jwt',
   'behavior-subject',
   'ngx-auth',

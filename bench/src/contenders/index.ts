@@ -1,4 +1,4 @@
-import { attachOnly } from './attach-only';
+import { attachCatch, attachOnly } from './attach-only';
 import { auth0Jwt } from './auth0-jwt';
 import { bare } from './bare';
 import { behaviorSubject } from './behavior-subject';
@@ -10,6 +10,7 @@ import { ngxTokenRefresh, ngxTokenRefreshProvider } from './ngx-token-refresh';
 export const CONTENDERS: Readonly<Record<ContenderId, Contender>> = {
   bare,
   'attach-only': attachOnly,
+  'attach-catch': attachCatch,
   'auth0-jwt': auth0Jwt,
   'behavior-subject': behaviorSubject,
   'ngx-auth': ngxAuth,

@@ -38,8 +38,9 @@ export async function runBurst(
   n: number,
   options: { hangMs: number; failRefresh?: boolean; measureHeap?: boolean },
 ): Promise<BurstSample> {
-  // Heap readings need full collections around the burst, which slow what follows (V8 shrinks the
-  // young generation and returns memory on helper threads): timed bursts run without them.
+  // Heap readings need full collections around the burst. Timed bursts run without forced GCs: after
+  // one, V8 shrinks the young generation and returns memory on helper threads, which slows what
+  // follows by several times. They run in the warm steady state of back-to-back bursts instead.
   const heap = options.measureHeap ?? false;
   const { backend, http } = app;
   const refreshesBefore = backend.refreshCalls;

@@ -374,6 +374,8 @@ const WIRING: Readonly<Record<string, string>> = {
   bare: '`provideHttpClient()`',
   'attach-only':
     '`withInterceptors([attachOnlyInterceptor])`: reads the token from a service, `request.clone({ setHeaders })`',
+  'attach-catch':
+    'attach-only whose response goes through `catchError` (errors passed on): the least any interceptor that refreshes on 401 pays; happy path only',
   'auth0-jwt': '`JwtModule.forRoot({ jwtOptionsProvider })`, `withInterceptorsFromDi()`',
   'behavior-subject':
     'class interceptor as in the widespread tutorials: `isRefreshing` + `BehaviorSubject<string \\| null>` + `filter`/`take(1)`/`switchMap`',
