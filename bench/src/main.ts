@@ -1,6 +1,6 @@
 import './setup/angular-in-node';
 
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 
@@ -25,6 +25,7 @@ import { runSoaks } from './suites/soak';
 type Suite = 'happy' | 'burst' | 'soak' | 'round-trips' | 'bundle';
 
 export async function main(args: readonly string[]): Promise<void> {
+  if (args.includes('--render')) return render(args);
   const smoke = args.includes('--smoke');
   const config: BenchConfig = smoke ? SMOKE : FULL;
   const only = args
@@ -32,10 +33,7 @@ export async function main(args: readonly string[]): Promise<void> {
     ?.slice('--only='.length)
     .split(',');
   const wants = (suite: Suite) => (only ? only.includes(suite) : true);
-  const outArg = args.find((a) => a.startsWith('--out='))?.slice('--out='.length);
-  const out = outArg
-    ? new URL(`${outArg.replace(/\/?$/, '/')}`, `file://${process.cwd()}/`)
-    : new URL(smoke ? '../../dist/bench-smoke/' : '../', import.meta.url);
+  const out = outDir(args, smoke);
   fullGc(); // fails early without --expose-gc
 
   const started = performance.now();
@@ -81,10 +79,28 @@ export async function main(args: readonly string[]): Promise<void> {
   };
   const results: BenchResults = { ...partial, goals: judgeGoals(partial) };
 
+  await write(results, out);
+
+  log('');
+  for (const goal of results.goals)
+    log(`${goal.met === null ? '–' : goal.met ? '✔' : '✘'} ${goal.goal}: ${goal.detail}`);
+  log(`\nWrote ${fileURLToPath(new URL('RESULTS.md', out))} and results/ in ${results.durationSeconds} s.`);
+}
+
+/** Where the results go: `--out=<dir>`, else bench/ (smoke runs: dist/bench-smoke/). */
+function outDir(args: readonly string[], smoke: boolean): URL {
+  const outArg = args.find((a) => a.startsWith('--out='))?.slice('--out='.length);
+  return outArg
+    ? new URL(`${outArg.replace(/\/?$/, '/')}`, `file://${process.cwd()}/`)
+    : new URL(smoke ? '../../dist/bench-smoke/' : '../', import.meta.url);
+}
+
+/** Writes results/results.json, results/burst-settle.svg and RESULTS.md into `out`. */
+async function write(results: BenchResults, out: URL): Promise<void> {
   const resultsDir = new URL('results/', out);
   mkdirSync(resultsDir, { recursive: true });
-  const labels = Object.fromEntries(contenders.map((c) => [c.id, c.label]));
-  const chart = burst ? burstChart(burst, labels, 'ngx-token-refresh') : null;
+  const labels = Object.fromEntries(results.contenders.map((c) => [c.id, c.label]));
+  const chart = results.burst ? burstChart(results.burst, labels, 'ngx-token-refresh') : null;
   if (chart) writeFileSync(new URL('burst-settle.svg', resultsDir), chart);
   const findings = existsSync(new URL('FINDINGS.md', out)) ? 'FINDINGS.md' : null;
   const prettier = (await resolveConfig(fileURLToPath(new URL('RESULTS.md', out)))) ?? {};
@@ -99,9 +115,12 @@ export async function main(args: readonly string[]): Promise<void> {
       parser: 'markdown',
     }),
   );
+}
 
-  log('');
-  for (const goal of results.goals)
-    log(`${goal.met === null ? '–' : goal.met ? '✔' : '✘'} ${goal.goal}: ${goal.detail}`);
-  log(`\nWrote ${fileURLToPath(new URL('RESULTS.md', out))} and results/ in ${results.durationSeconds} s.`);
+/** `--render`: writes RESULTS.md and the chart again from results/results.json, measuring nothing. */
+async function render(args: readonly string[]): Promise<void> {
+  const out = outDir(args, args.includes('--smoke'));
+  const results = JSON.parse(readFileSync(new URL('results/results.json', out), 'utf8')) as BenchResults;
+  await write(results, out);
+  console.log(`Wrote ${fileURLToPath(new URL('RESULTS.md', out))} from results/results.json.`);
 }

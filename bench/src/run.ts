@@ -1,4 +1,5 @@
 // npm run bench [-- --only=happy,burst,soak,round-trips,bundle] [--variants=<bundle ids>] [--skip-build] [--out=<dir>]
+// npm run bench -- --render   (RESULTS.md and the chart again from results/results.json; measures nothing)
 // npm run bench:smoke
 //
 // Builds the library first (the bench measures dist/, not the sources), then loads the bench itself:
@@ -8,7 +9,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const args = process.argv.slice(2);
-if (!args.includes('--skip-build')) {
+if (!args.includes('--skip-build') && !args.includes('--render')) {
   console.log('== build the library (ng build ngx-token-refresh)');
   const ng = createRequire(import.meta.url).resolve('@angular/cli/bin/ng.js');
   const build = spawnSync(process.execPath, [ng, 'build', 'ngx-token-refresh'], {
