@@ -15,7 +15,7 @@ import {
   type TokenRefreshOptions,
   createTokenRefreshInterceptor,
 } from 'ngx-token-refresh';
-import { firstValueFrom, throwError } from 'rxjs';
+import { firstValueFrom, of, tap, throwError } from 'rxjs';
 
 import { UNAUTHORIZED, setupTokenRefresh, track } from './token-refresh-test-bed.spec-helper';
 
@@ -155,6 +155,27 @@ describe('createTokenRefreshInterceptor', () => {
       expect(refreshCount()).toBe(1);
       expect(setAuthHeader).toHaveBeenCalledTimes(n);
       expect(onRefreshSuccess).toHaveBeenCalledTimes(1);
+    });
+
+    it('sends nothing for a queued request its caller cancels while the queue is being released', () => {
+      // Repeats of /api/a are answered at once, so the app reacts while the queue is still being released.
+      const answerRepeatsOfA: HttpInterceptorFn = (request, next) =>
+        request.url === '/api/a' && request.context.get(TOKEN_REFRESH_RETRY_COUNT) > 0
+          ? of(new HttpResponse({ status: 200, body: 'a' }))
+          : next(request);
+      const { http, httpTesting } = setupTokenRefresh({}, [answerRepeatsOfA]);
+      const b = jest.fn();
+      const subscriptionB = http.get('/api/b').subscribe({ next: b, error: b, complete: b });
+      const a = track(http.get('/api/a').pipe(tap(() => subscriptionB.unsubscribe())));
+      // a queues first, so it is released first.
+      httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
+      httpTesting.expectOne('/api/b').flush(null, UNAUTHORIZED);
+
+      httpTesting.expectOne('/auth/refresh').flush({ accessToken: 'fresh' });
+
+      expect(a.value).toBe('a');
+      httpTesting.expectNone('/api/b');
+      expect(b).not.toHaveBeenCalled();
     });
   });
 

@@ -1,9 +1,8 @@
 import type { HttpInterceptorFn } from '@angular/common/http';
-import { inject } from '@angular/core';
+import { DestroyRef, EnvironmentInjector, InjectionToken, inject } from '@angular/core';
 
 import { RefreshGate } from './refresh-gate';
 import { type ResolvedTokenRefreshOptions, resolveTokenRefreshOptions } from './resolve-token-refresh-options';
-import { TOKEN_REFRESH_GATES } from './token-refresh-gates';
 import type { TokenRefreshOptions } from './token-refresh-options';
 
 /**
@@ -65,12 +64,21 @@ export function createTokenRefreshController(resolved: ResolvedTokenRefreshOptio
     eject: () => void (ejected = true),
     reinstate: () => void (ejected = false),
   };
+  // Provided in root: every application (every root injector: a browser tab, or one server-rendered
+  // request) gets its own lock, queue and token, even when they share this controller from module scope.
+  const gate = new InjectionToken<RefreshGate>(typeof ngDevMode !== 'undefined' && ngDevMode ? 'RefreshGate' : '', {
+    providedIn: 'root',
+    factory: () => {
+      const created = new RefreshGate(resolved, switches, inject(EnvironmentInjector));
+      inject(DestroyRef).onDestroy(() => created.destroy());
+      return created;
+    },
+  });
   const controller: InternalTokenRefreshController = {
-    interceptor: (request, next) => (ejected ? next(request) : controller[CONTROLLER_GATE]().intercept(request, next)),
+    interceptor: (request, next) => (ejected ? next(request) : inject(gate).intercept(request, next)),
     eject: switches.eject,
     reinstate: switches.reinstate,
-    [CONTROLLER_GATE]: () =>
-      inject(TOKEN_REFRESH_GATES).get(controller, (injector) => new RefreshGate(resolved, switches, injector)),
+    [CONTROLLER_GATE]: () => inject(gate),
   };
   return controller;
 }

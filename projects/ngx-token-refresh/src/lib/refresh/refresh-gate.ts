@@ -7,39 +7,17 @@ import {
   type HttpResponse,
 } from '@angular/common/http';
 import { DOCUMENT, ErrorHandler, type Injector, runInInjectionContext, signal } from '@angular/core';
-import {
-  BehaviorSubject,
-  type Observable,
-  Subject,
-  Subscription,
-  catchError,
-  defer,
-  filter,
-  from,
-  map,
-  switchMap,
-  take,
-  tap,
-  throwError,
-} from 'rxjs';
+import { Observable, Subject, Subscription, catchError, from, of, tap, throwError } from 'rxjs';
 
 import { createTokenUrlPolicy } from './create-token-url-policy';
 import { isUsableToken } from './is-usable-token';
+import { RefreshWave } from './refresh-wave';
 import type { ResolvedTokenRefreshOptions } from './resolve-token-refresh-options';
 import { SKIP_TOKEN_REFRESH } from './skip-token-refresh';
 import { TokenRefreshError } from './token-refresh-error';
 import type { TokenRefreshEvent } from './token-refresh-event';
 import { TOKEN_REFRESH_RETRY_COUNT } from './token-refresh-retry-count';
 import type { TokenRefreshState } from './token-refresh-state';
-
-/**
- * How a refresh ended. A new token comes with the epoch it opened, so a repeat is stamped with the
- * token state it really carries. `own` means "give each failed request its own error back" (the app
- * cleared the token while the refresh ran); `error` is then for callers of `refresh()`.
- */
-type RefreshOutcome =
-  | { readonly ok: true; readonly token: string; readonly epoch: number }
-  | { readonly ok: false; readonly error: unknown; readonly own?: true };
 
 /** Switches shared by every application that uses one controller. */
 export interface GateSwitch {
@@ -48,17 +26,15 @@ export interface GateSwitch {
   readonly reinstate: () => void;
 }
 
-const isSettled = (outcome: RefreshOutcome | null): outcome is RefreshOutcome => outcome !== null;
-
 /**
  * The refresh lock, queue and current token of one controller in one application. Created and
  * destroyed with the application's root injector, so applications never share a refresh.
  *
- * The gate is a subject per refresh ("wave"): requests failing while it is open wait on it with
- * `filter`/`take(1)`/`switchMap`. Unlike the usual `BehaviorSubject<string | null>` pattern, the
- * subject carries failures too (so waiters never hang), the refresh is subscribed by the gate and not
- * by the request that started it (so cancelling that request cannot cancel the refresh), and an
- * epoch counter recognises 401s that belong to a token replaced in the meantime.
+ * Each refresh is a {@link RefreshWave} that requests failing while it runs wait on. Unlike the usual
+ * `BehaviorSubject<string | null>` pattern, the wave carries failures too (so waiters never hang),
+ * the refresh is subscribed by the gate and not by the request that started it (so cancelling that
+ * request cannot cancel the refresh), releasing N waiters costs O(N), and an epoch counter
+ * recognises 401s that belong to a token replaced in the meantime.
  */
 export class RefreshGate implements TokenRefreshState {
   private readonly refreshing = signal(false);
@@ -70,7 +46,7 @@ export class RefreshGate implements TokenRefreshState {
   readonly events = this.eventSubject.asObservable();
 
   /** The refresh in flight, or `null` when idle. */
-  private wave: BehaviorSubject<RefreshOutcome | null> | null = null;
+  private wave: RefreshWave | null = null;
   private waveSubscription: Subscription | null = null;
   /** Plain copy of the token: signal reads inside an `effect` would make it track the interceptor. */
   private tokenValue: string | null = null;
@@ -94,7 +70,11 @@ export class RefreshGate implements TokenRefreshState {
   }
 
   intercept(request: HttpRequest<unknown>, next: HttpHandlerFn): Observable<HttpEvent<unknown>> {
-    if (this.refreshCallDepth > 0 || request.context.get(SKIP_TOKEN_REFRESH)) return next(request);
+    // has() first: get() would store the default in every request's context.
+    const context = request.context;
+    if (this.refreshCallDepth > 0 || (context.has(SKIP_TOKEN_REFRESH) && context.get(SKIP_TOKEN_REFRESH))) {
+      return next(request);
+    }
     if (!this.isAllowedUrl(request.url)) {
       return typeof ngDevMode !== 'undefined' && ngDevMode
         ? next(request).pipe(tap({ error: this.warnUnmanaged(request) }))
@@ -108,14 +88,10 @@ export class RefreshGate implements TokenRefreshState {
       // not need a token at all) and keeps its arrival epoch, so its 401 then ends at the caller
       // without another refresh.
       this.emit({ type: 'requestHeld', request });
-      return wave.pipe(
-        filter(isSettled),
-        take(1),
-        switchMap((outcome) =>
-          outcome.ok
-            ? this.send(this.options.setAuthHeader(request, outcome.token), request, next, 0, outcome.epoch)
-            : this.send(request, request, next, 0, arrivalEpoch),
-        ),
+      return wave.wait((outcome) =>
+        outcome.ok
+          ? this.send(this.options.setAuthHeader(request, outcome.token), request, next, 0, outcome.epoch)
+          : this.send(request, request, next, 0, arrivalEpoch),
       );
     }
     const token = this.tokenValue;
@@ -124,16 +100,12 @@ export class RefreshGate implements TokenRefreshState {
   }
 
   refresh(): Observable<string> {
-    return defer(() =>
-      (this.wave ?? this.startRefresh(null)).pipe(
-        filter(isSettled),
-        take(1),
-        map((outcome) => {
-          if (outcome.ok) return outcome.token;
-          throw outcome.error;
-        }),
-      ),
-    );
+    // Lazy like every Observable: the refresh starts (or is joined) on subscription.
+    return new Observable<string>((subscriber) => {
+      (this.wave ?? this.startRefresh(null))
+        .wait((outcome) => (outcome.ok ? of(outcome.token) : throwError(() => outcome.error)))
+        .subscribe(subscriber);
+    });
   }
 
   setToken(token: string | null): void {
@@ -143,7 +115,7 @@ export class RefreshGate implements TokenRefreshState {
     // The app decided (a login, a logout) while a refresh ran: its answer no longer matters. End it
     // without callbacks; waiters repeat with the app's token, or get their own error after a logout.
     this.unlock(wave);
-    wave.next(
+    wave.settle(
       token !== null
         ? { ok: true, token, epoch: this.epoch }
         : { ok: false, error: new TokenRefreshError('Cancelled', 'setToken(null) ended the refresh'), own: true },
@@ -163,7 +135,7 @@ export class RefreshGate implements TokenRefreshState {
     const wave = this.wave;
     if (wave) {
       this.unlock(wave);
-      wave.next({
+      wave.settle({
         ok: false,
         error: new TokenRefreshError('Destroyed', 'the application was destroyed while the refresh was in flight'),
       });
@@ -210,14 +182,10 @@ export class RefreshGate implements TokenRefreshState {
     }
     this.emit({ type: 'requestQueued', request: original, status: error.status });
     const wave = this.wave ?? this.startRefresh(original);
-    return wave.pipe(
-      filter(isSettled),
-      take(1),
-      switchMap((outcome) =>
-        outcome.ok
-          ? this.retry(request, original, next, retries, outcome.token, outcome.epoch)
-          : throwError(() => (outcome.own ? error : outcome.error)),
-      ),
+    return wave.wait((outcome) =>
+      outcome.ok
+        ? this.retry(request, original, next, retries, outcome.token, outcome.epoch)
+        : throwError(() => (outcome.own ? error : outcome.error)),
     );
   }
 
@@ -238,10 +206,10 @@ export class RefreshGate implements TokenRefreshState {
     return this.send(this.options.setAuthHeader(request.clone({ context }), token), original, next, attempt, epoch);
   }
 
-  private startRefresh(trigger: HttpRequest<unknown> | null): BehaviorSubject<RefreshOutcome | null> {
-    // A subject of its own per refresh, so a new refresh started from inside the release of the
+  private startRefresh(trigger: HttpRequest<unknown> | null): RefreshWave {
+    // A wave of its own per refresh, so a new refresh started from inside the release of the
     // previous one (a repeat failing again at once) can never hand its outcome to older waiters.
-    const wave = new BehaviorSubject<RefreshOutcome | null>(null);
+    const wave = new RefreshWave();
     // Owned here, not by the triggering request: unsubscribing that request never cancels the refresh.
     const subscription = new Subscription();
     this.wave = wave;
@@ -314,7 +282,7 @@ export class RefreshGate implements TokenRefreshState {
   }
 
   private finish(
-    wave: BehaviorSubject<RefreshOutcome | null>,
+    wave: RefreshWave,
     result: { ok: true; token: string; response: HttpResponse<unknown> } | { ok: false; error: unknown },
   ): void {
     // A refresh that answers synchronously ends inside refreshApiCall; what follows (callbacks and
@@ -330,23 +298,19 @@ export class RefreshGate implements TokenRefreshState {
         this.emit({ type: 'refreshSucceeded' });
         this.notify(() => this.options.onRefreshSuccess?.(result.token, result.response));
         // Read the epoch only now: a callback that stores the token through setToken moves it on.
-        wave.next({ ok: true, token: result.token, epoch: this.epoch });
+        wave.settle({ ok: true, token: result.token, epoch: this.epoch });
       } else {
         this.emit({ type: 'refreshFailed', error: result.error });
         this.notify(() => this.options.onRefreshFailure?.(result.error));
-        wave.next(result);
+        wave.settle(result);
       }
     } finally {
       this.refreshCallDepth = depth;
     }
   }
 
-  /**
-   * Frees the lock held by `wave`. The wave itself is not completed: a completed BehaviorSubject would
-   * not replay the outcome to the request that started a refresh which settled synchronously, before
-   * that request began to wait.
-   */
-  private unlock(wave: BehaviorSubject<RefreshOutcome | null>): void {
+  /** Frees the lock held by `wave`, so the next 401 starts a new refresh. */
+  private unlock(wave: RefreshWave): void {
     if (this.wave !== wave) return;
     this.wave = null;
     this.waveSubscription?.unsubscribe();
