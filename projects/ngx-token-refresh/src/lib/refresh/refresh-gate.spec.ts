@@ -359,6 +359,27 @@ describe('token refresh under races', () => {
       state().setToken(null);
 
       expect((manual.error as TokenRefreshError).code).toBe('Cancelled');
+      expect((manual.error as TokenRefreshError).message).toBe('ngx-token-refresh: setToken(null) ended the refresh');
+    });
+
+    it('keeps the code, and names it as the message, in production mode', () => {
+      const { httpTesting, state } = setupTokenRefresh();
+      const gate = state();
+      const manual = track(gate.refresh());
+      httpTesting.expectOne('/auth/refresh');
+
+      const global = globalThis as { ngDevMode?: unknown };
+      const devMode = global.ngDevMode;
+      global.ngDevMode = false;
+      try {
+        gate.setToken(null);
+      } finally {
+        global.ngDevMode = devMode;
+      }
+
+      expect(manual.error).toBeInstanceOf(TokenRefreshError);
+      expect((manual.error as TokenRefreshError).code).toBe('Cancelled');
+      expect((manual.error as TokenRefreshError).message).toBe('ngx-token-refresh: Cancelled');
     });
   });
 

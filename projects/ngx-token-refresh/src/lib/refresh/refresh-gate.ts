@@ -77,7 +77,7 @@ export class RefreshGate implements TokenRefreshState {
     }
     if (!this.isAllowedUrl(request.url)) {
       return typeof ngDevMode !== 'undefined' && ngDevMode
-        ? next(request).pipe(tap({ error: this.warnUnmanaged(request) }))
+        ? next(request).pipe(tap({ error: warnUnmanaged(request, this.options.statusCodes, this.warnedOrigins) }))
         : next(request);
     }
     const arrivalEpoch = this.epoch;
@@ -118,7 +118,14 @@ export class RefreshGate implements TokenRefreshState {
     wave.settle(
       token !== null
         ? { ok: true, token, epoch: this.epoch }
-        : { ok: false, error: new TokenRefreshError('Cancelled', 'setToken(null) ended the refresh'), own: true },
+        : {
+            ok: false,
+            error: new TokenRefreshError(
+              'Cancelled',
+              typeof ngDevMode !== 'undefined' && ngDevMode ? 'setToken(null) ended the refresh' : undefined,
+            ),
+            own: true,
+          },
     );
   }
 
@@ -137,7 +144,12 @@ export class RefreshGate implements TokenRefreshState {
       this.unlock(wave);
       wave.settle({
         ok: false,
-        error: new TokenRefreshError('Destroyed', 'the application was destroyed while the refresh was in flight'),
+        error: new TokenRefreshError(
+          'Destroyed',
+          typeof ngDevMode !== 'undefined' && ngDevMode
+            ? 'the application was destroyed while the refresh was in flight'
+            : undefined,
+        ),
       });
     }
     this.eventSubject.complete();
@@ -231,7 +243,12 @@ export class RefreshGate implements TokenRefreshState {
         () =>
           settle({
             ok: false,
-            error: new TokenRefreshError('Timeout', `the refresh took longer than ${refreshTimeout} ms`),
+            error: new TokenRefreshError(
+              'Timeout',
+              typeof ngDevMode !== 'undefined' && ngDevMode
+                ? `the refresh took longer than ${refreshTimeout} ms`
+                : undefined,
+            ),
           }),
         refreshTimeout,
       );
@@ -247,7 +264,12 @@ export class RefreshGate implements TokenRefreshState {
           complete: () =>
             settle({
               ok: false,
-              error: new TokenRefreshError('NoResponse', 'refreshApiCall completed without a response'),
+              error: new TokenRefreshError(
+                'NoResponse',
+                typeof ngDevMode !== 'undefined' && ngDevMode
+                  ? 'refreshApiCall completed without a response'
+                  : undefined,
+              ),
             }),
         }),
       );
@@ -269,15 +291,14 @@ export class RefreshGate implements TokenRefreshState {
       return { ok: false, error };
     }
     if (isUsableToken(token)) return { ok: true, token, response };
-    const found =
-      typeof token !== 'string'
-        ? String(token)
-        : token === ''
-          ? 'an empty string'
-          : 'a string with spaces or control characters';
     return {
       ok: false,
-      error: new TokenRefreshError('InvalidToken', `extractToken returned ${found} instead of a token`),
+      error: new TokenRefreshError(
+        'InvalidToken',
+        typeof ngDevMode !== 'undefined' && ngDevMode
+          ? `extractToken returned ${describeNonToken(token)} instead of a token`
+          : undefined,
+      ),
     };
   }
 
@@ -337,23 +358,36 @@ export class RefreshGate implements TokenRefreshState {
   private emit(event: TokenRefreshEvent): void {
     if (this.eventSubject.observed) this.eventSubject.next(event);
   }
+}
 
-  /** Dev mode: say once per origin why a 401 from it did not start a refresh. */
-  private warnUnmanaged(request: HttpRequest<unknown>): (error: unknown) => void {
-    return (error) => {
-      if (!(error instanceof HttpErrorResponse) || !this.options.statusCodes.includes(error.status)) return;
-      let origin: string;
-      try {
-        origin = new URL(request.url, 'https://application.invalid').origin;
-      } catch {
-        origin = request.url;
-      }
-      if (this.warnedOrigins.has(origin)) return;
-      this.warnedOrigins.add(origin);
-      console.warn(
-        `ngx-token-refresh: a ${error.status} from ${request.url} did not start a refresh, because tokens may not ` +
-          `go there. Add its origin to allowedOrigins if it should (https only, or http on localhost).`,
-      );
-    };
-  }
+/**
+ * Dev mode: says once per origin why a 401 from it did not start a refresh. A function, not a
+ * method: production builds drop it with the dev-mode branch that calls it.
+ */
+function warnUnmanaged(
+  request: HttpRequest<unknown>,
+  statusCodes: readonly number[],
+  warnedOrigins: Set<string>,
+): (error: unknown) => void {
+  return (error) => {
+    if (!(error instanceof HttpErrorResponse) || !statusCodes.includes(error.status)) return;
+    let origin: string;
+    try {
+      origin = new URL(request.url, 'https://application.invalid').origin;
+    } catch {
+      origin = request.url;
+    }
+    if (warnedOrigins.has(origin)) return;
+    warnedOrigins.add(origin);
+    console.warn(
+      `ngx-token-refresh: a ${error.status} from ${request.url} did not start a refresh, because tokens may not ` +
+        `go there. Add its origin to allowedOrigins if it should (https only, or http on localhost).`,
+    );
+  };
+}
+
+/** Dev mode: what `extractToken` returned instead of a token, for the error message. */
+function describeNonToken(token: unknown): string {
+  if (typeof token !== 'string') return String(token);
+  return token === '' ? 'an empty string' : 'a string with spaces or control characters';
 }

@@ -15,6 +15,8 @@ export type TokenRefreshErrorCode = 'InvalidToken' | 'NoResponse' | 'Timeout' | 
 /**
  * The error a refresh fails with when the refresh request itself did not fail but gave no usable
  * token in time, or could not finish. Queued requests are rejected with it and `onRefreshFailure` receives it.
+ * Branch on `code`: in production builds the message is only the code (`ngx-token-refresh: Timeout`),
+ * dev mode explains it (`ngx-token-refresh: the refresh took longer than 30000 ms`).
  *
  * @usageNotes
  * ```ts
@@ -29,9 +31,10 @@ export class TokenRefreshError extends Error {
   constructor(
     /** Stable reason of the failure. */
     readonly code: TokenRefreshErrorCode,
-    message: string,
+    /** What happened, for people. The library passes it in dev mode only (bytes in production). */
+    message?: string,
     options?: { cause?: unknown },
   ) {
-    super(`ngx-token-refresh: ${message}`, options);
+    super(`ngx-token-refresh: ${message ?? code}`, options);
   }
 }
