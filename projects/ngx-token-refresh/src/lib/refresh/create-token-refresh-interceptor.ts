@@ -24,7 +24,7 @@ export interface TokenRefreshController {
 }
 
 /** The private link from a controller to the state it keeps in each application. */
-export const CONTROLLER_GATE = Symbol('ngx-token-refresh gate');
+export const CONTROLLER_GATE = Symbol();
 
 /** A controller as created here; the symbol keeps the link out of the public type. */
 export interface InternalTokenRefreshController extends TokenRefreshController {

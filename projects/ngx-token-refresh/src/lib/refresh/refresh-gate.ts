@@ -37,87 +37,91 @@ export interface GateSwitch {
  * recognises 401s that belong to a token replaced in the meantime.
  */
 export class RefreshGate implements TokenRefreshState {
-  private readonly refreshing = signal(false);
-  private readonly currentToken = signal<string | null>(null);
-  private readonly eventSubject = new Subject<TokenRefreshEvent>();
+  readonly #refreshing = signal(false);
+  readonly #currentToken = signal<string | null>(null);
+  readonly #eventSubject = new Subject<TokenRefreshEvent>();
 
-  readonly isRefreshing = this.refreshing.asReadonly();
-  readonly token = this.currentToken.asReadonly();
-  readonly events = this.eventSubject.asObservable();
+  readonly isRefreshing = this.#refreshing.asReadonly();
+  readonly token = this.#currentToken.asReadonly();
+  readonly events = this.#eventSubject.asObservable();
 
   /** The refresh in flight, or `null` when idle. */
-  private wave: RefreshWave | null = null;
-  private waveSubscription: Subscription | null = null;
+  #wave: RefreshWave | null = null;
+  #waveSubscription: Subscription | null = null;
   /** Plain copy of the token: signal reads inside an `effect` would make it track the interceptor. */
-  private tokenValue: string | null = null;
+  #tokenValue: string | null = null;
   /** Bumped whenever the token changes, so a request knows whether its 401 is about an older token. */
-  private epoch = 0;
+  #epoch = 0;
   /** Above 0 while `refreshApiCall` runs: requests arriving then are the refresh call itself. */
-  private refreshCallDepth = 0;
-  private readonly isAllowedUrl: (url: string) => boolean;
-  private readonly errorHandler: ErrorHandler | null;
-  private readonly warnedOrigins = new Set<string>();
+  #refreshCallDepth = 0;
+  readonly #isAllowedUrl: (url: string) => boolean;
+  readonly #errorHandler: ErrorHandler | null;
+  readonly #warnedOrigins = new Set<string>();
 
-  constructor(
-    private readonly options: ResolvedTokenRefreshOptions,
-    private readonly switches: GateSwitch,
-    private readonly injector: Injector,
-  ) {
+  readonly #options: ResolvedTokenRefreshOptions;
+  readonly #switches: GateSwitch;
+  readonly #injector: Injector;
+
+  constructor(options: ResolvedTokenRefreshOptions, switches: GateSwitch, injector: Injector) {
+    this.#options = options;
+    this.#switches = switches;
+    this.#injector = injector;
     // baseURI is what relative request URLs resolve against (it honours <base href>).
     const document = injector.get(DOCUMENT, null);
-    this.isAllowedUrl = createTokenUrlPolicy(options.allowedOrigins, document?.baseURI || document?.location?.href);
-    this.errorHandler = injector.get(ErrorHandler, null);
+    this.#isAllowedUrl = createTokenUrlPolicy(options.allowedOrigins, document?.baseURI || document?.location?.href);
+    this.#errorHandler = injector.get(ErrorHandler, null);
   }
 
   intercept(request: HttpRequest<unknown>, next: HttpHandlerFn): Observable<HttpEvent<unknown>> {
     // has() first: get() would store the default in every request's context.
     const context = request.context;
-    if (this.refreshCallDepth > 0 || (context.has(SKIP_TOKEN_REFRESH) && context.get(SKIP_TOKEN_REFRESH))) {
+    if (this.#refreshCallDepth > 0 || (context.has(SKIP_TOKEN_REFRESH) && context.get(SKIP_TOKEN_REFRESH))) {
       return next(request);
     }
-    if (!this.isAllowedUrl(request.url)) {
+    if (!this.#isAllowedUrl(request.url)) {
       return typeof ngDevMode !== 'undefined' && ngDevMode
-        ? next(request).pipe(tap({ error: warnUnmanaged(request, this.options.statusCodes, this.warnedOrigins) }))
+        ? next(request).pipe(tap({ error: warnUnmanaged(request, this.#options.statusCodes, this.#warnedOrigins) }))
         : next(request);
     }
-    const arrivalEpoch = this.epoch;
-    const wave = this.wave;
+    const arrivalEpoch = this.#epoch;
+    const wave = this.#wave;
     if (wave) {
       // The token this request would carry is known to be rejected: wait for the new one instead of
       // paying a round trip for a certain 401. After a failed refresh it goes out unchanged (it may
       // not need a token at all) and keeps its arrival epoch, so its 401 then ends at the caller
       // without another refresh.
-      this.emit({ type: 'requestHeld', request });
+      this.#emit({ type: 'requestHeld', request });
       return wave.wait((outcome) =>
         outcome.ok
-          ? this.send(this.options.setAuthHeader(request, outcome.token), request, next, 0, outcome.epoch)
-          : this.send(request, request, next, 0, arrivalEpoch),
+          ? this.#send(this.#options.setAuthHeader(request, outcome.token), request, next, 0, outcome.epoch)
+          : this.#send(request, request, next, 0, arrivalEpoch),
       );
     }
-    const token = this.tokenValue;
-    const outgoing = this.options.attachToken && token !== null ? this.options.setAuthHeader(request, token) : request;
-    return this.send(outgoing, request, next, 0, arrivalEpoch);
+    const token = this.#tokenValue;
+    const outgoing =
+      this.#options.attachToken && token !== null ? this.#options.setAuthHeader(request, token) : request;
+    return this.#send(outgoing, request, next, 0, arrivalEpoch);
   }
 
   refresh(): Observable<string> {
     // Lazy like every Observable: the refresh starts (or is joined) on subscription.
     return new Observable<string>((subscriber) => {
-      (this.wave ?? this.startRefresh(null))
+      (this.#wave ?? this.#startRefresh(null))
         .wait((outcome) => (outcome.ok ? of(outcome.token) : throwError(() => outcome.error)))
         .subscribe(subscriber);
     });
   }
 
   setToken(token: string | null): void {
-    const wave = this.wave;
-    this.updateToken(token);
+    const wave = this.#wave;
+    this.#updateToken(token);
     if (!wave) return;
     // The app decided (a login, a logout) while a refresh ran: its answer no longer matters. End it
     // without callbacks; waiters repeat with the app's token, or get their own error after a logout.
-    this.unlock(wave);
+    this.#unlock(wave);
     wave.settle(
       token !== null
-        ? { ok: true, token, epoch: this.epoch }
+        ? { ok: true, token, epoch: this.#epoch }
         : {
             ok: false,
             error: new TokenRefreshError(
@@ -130,18 +134,18 @@ export class RefreshGate implements TokenRefreshState {
   }
 
   eject(): void {
-    this.switches.eject();
+    this.#switches.eject();
   }
 
   reinstate(): void {
-    this.switches.reinstate();
+    this.#switches.reinstate();
   }
 
   /** Ends a refresh in flight when the application is destroyed, so no caller is left waiting. */
   destroy(): void {
-    const wave = this.wave;
+    const wave = this.#wave;
     if (wave) {
-      this.unlock(wave);
+      this.#unlock(wave);
       wave.settle({
         ok: false,
         error: new TokenRefreshError(
@@ -152,14 +156,14 @@ export class RefreshGate implements TokenRefreshState {
         ),
       });
     }
-    this.eventSubject.complete();
+    this.#eventSubject.complete();
   }
 
   /**
    * Sends `request` and handles its failure. `original` is the request as the caller made it (events
    * show that one, so they never carry a token), `sentEpoch` the token state `request` was sent in.
    */
-  private send(
+  #send(
     request: HttpRequest<unknown>,
     original: HttpRequest<unknown>,
     next: HttpHandlerFn,
@@ -169,16 +173,16 @@ export class RefreshGate implements TokenRefreshState {
     return next(request).pipe(
       catchError((error: unknown) =>
         error instanceof HttpErrorResponse &&
-        retries < this.options.maxRetryCount &&
-        this.options.statusCodes.includes(error.status) &&
-        !this.switches.isEjected()
-          ? this.recover(request, original, next, retries, sentEpoch, error)
+        retries < this.#options.maxRetryCount &&
+        this.#options.statusCodes.includes(error.status) &&
+        !this.#switches.isEjected()
+          ? this.#recover(request, original, next, retries, sentEpoch, error)
           : throwError(() => error),
       ),
     );
   }
 
-  private recover(
+  #recover(
     request: HttpRequest<unknown>,
     original: HttpRequest<unknown>,
     next: HttpHandlerFn,
@@ -186,22 +190,24 @@ export class RefreshGate implements TokenRefreshState {
     sentEpoch: number,
     error: HttpErrorResponse,
   ): Observable<HttpEvent<unknown>> {
-    if (!this.wave && this.epoch !== sentEpoch) {
+    if (!this.#wave && this.#epoch !== sentEpoch) {
       // The token changed after this request left, so its 401 is about an older token: repeat it
       // with the current one, or, if the last refresh failed (no token), let the caller have it.
-      const token = this.tokenValue;
-      return token !== null ? this.retry(request, original, next, retries, token, this.epoch) : throwError(() => error);
+      const token = this.#tokenValue;
+      return token !== null
+        ? this.#retry(request, original, next, retries, token, this.#epoch)
+        : throwError(() => error);
     }
-    this.emit({ type: 'requestQueued', request: original, status: error.status });
-    const wave = this.wave ?? this.startRefresh(original);
+    this.#emit({ type: 'requestQueued', request: original, status: error.status });
+    const wave = this.#wave ?? this.#startRefresh(original);
     return wave.wait((outcome) =>
       outcome.ok
-        ? this.retry(request, original, next, retries, outcome.token, outcome.epoch)
+        ? this.#retry(request, original, next, retries, outcome.token, outcome.epoch)
         : throwError(() => (outcome.own ? error : outcome.error)),
     );
   }
 
-  private retry(
+  #retry(
     request: HttpRequest<unknown>,
     original: HttpRequest<unknown>,
     next: HttpHandlerFn,
@@ -214,30 +220,30 @@ export class RefreshGate implements TokenRefreshState {
     const context = new HttpContext();
     for (const key of request.context.keys()) context.set(key, request.context.get(key));
     context.set(TOKEN_REFRESH_RETRY_COUNT, attempt);
-    this.emit({ type: 'requestRetried', request: original, attempt });
-    return this.send(this.options.setAuthHeader(request.clone({ context }), token), original, next, attempt, epoch);
+    this.#emit({ type: 'requestRetried', request: original, attempt });
+    return this.#send(this.#options.setAuthHeader(request.clone({ context }), token), original, next, attempt, epoch);
   }
 
-  private startRefresh(trigger: HttpRequest<unknown> | null): RefreshWave {
+  #startRefresh(trigger: HttpRequest<unknown> | null): RefreshWave {
     // A wave of its own per refresh, so a new refresh started from inside the release of the
     // previous one (a repeat failing again at once) can never hand its outcome to older waiters.
     const wave = new RefreshWave();
     // Owned here, not by the triggering request: unsubscribing that request never cancels the refresh.
     const subscription = new Subscription();
-    this.wave = wave;
-    this.waveSubscription = subscription;
-    this.refreshing.set(true);
-    this.emit({ type: 'refreshStarted', request: trigger });
+    this.#wave = wave;
+    this.#waveSubscription = subscription;
+    this.#refreshing.set(true);
+    this.#emit({ type: 'refreshStarted', request: trigger });
 
     const settle = (
       result: { ok: true; token: string; response: HttpResponse<unknown> } | { ok: false; error: unknown },
     ) => {
       if (subscription.closed) return;
       subscription.unsubscribe();
-      this.finish(wave, result);
+      this.#finish(wave, result);
     };
 
-    const { refreshTimeout } = this.options;
+    const { refreshTimeout } = this.#options;
     if (refreshTimeout !== Infinity) {
       const timer = setTimeout(
         () =>
@@ -255,11 +261,11 @@ export class RefreshGate implements TokenRefreshState {
       subscription.add(() => clearTimeout(timer));
     }
 
-    this.refreshCallDepth++;
+    this.#refreshCallDepth++;
     try {
       subscription.add(
-        from(runInInjectionContext(this.injector, this.options.refreshApiCall)).subscribe({
-          next: (response) => settle(this.readToken(response)),
+        from(runInInjectionContext(this.#injector, this.#options.refreshApiCall)).subscribe({
+          next: (response) => settle(this.#readToken(response)),
           error: (error: unknown) => settle({ ok: false, error }),
           complete: () =>
             settle({
@@ -276,17 +282,17 @@ export class RefreshGate implements TokenRefreshState {
     } catch (error) {
       settle({ ok: false, error });
     } finally {
-      this.refreshCallDepth--;
+      this.#refreshCallDepth--;
     }
     return wave;
   }
 
-  private readToken(
+  #readToken(
     response: HttpResponse<unknown>,
   ): { ok: true; token: string; response: HttpResponse<unknown> } | { ok: false; error: unknown } {
     let token: unknown;
     try {
-      token = this.options.extractToken(response);
+      token = this.#options.extractToken(response);
     } catch (error) {
       return { ok: false, error };
     }
@@ -302,61 +308,61 @@ export class RefreshGate implements TokenRefreshState {
     };
   }
 
-  private finish(
+  #finish(
     wave: RefreshWave,
     result: { ok: true; token: string; response: HttpResponse<unknown> } | { ok: false; error: unknown },
   ): void {
     // A refresh that answers synchronously ends inside refreshApiCall; what follows (callbacks and
     // repeats) is not part of the refresh call and must go through the interceptor as usual.
-    const depth = this.refreshCallDepth;
-    this.refreshCallDepth = 0;
+    const depth = this.#refreshCallDepth;
+    this.#refreshCallDepth = 0;
     try {
-      this.unlock(wave);
-      this.updateToken(result.ok ? result.token : null);
+      this.#unlock(wave);
+      this.#updateToken(result.ok ? result.token : null);
       // Callbacks run before the queue is released: a token stored by onRefreshSuccess is in place
       // for the repeats, and onRefreshFailure can clear the session before callers see their errors.
       if (result.ok) {
-        this.emit({ type: 'refreshSucceeded' });
-        this.notify(() => this.options.onRefreshSuccess?.(result.token, result.response));
+        this.#emit({ type: 'refreshSucceeded' });
+        this.#notify(() => this.#options.onRefreshSuccess?.(result.token, result.response));
         // Read the epoch only now: a callback that stores the token through setToken moves it on.
-        wave.settle({ ok: true, token: result.token, epoch: this.epoch });
+        wave.settle({ ok: true, token: result.token, epoch: this.#epoch });
       } else {
-        this.emit({ type: 'refreshFailed', error: result.error });
-        this.notify(() => this.options.onRefreshFailure?.(result.error));
+        this.#emit({ type: 'refreshFailed', error: result.error });
+        this.#notify(() => this.#options.onRefreshFailure?.(result.error));
         wave.settle(result);
       }
     } finally {
-      this.refreshCallDepth = depth;
+      this.#refreshCallDepth = depth;
     }
   }
 
   /** Frees the lock held by `wave`, so the next 401 starts a new refresh. */
-  private unlock(wave: RefreshWave): void {
-    if (this.wave !== wave) return;
-    this.wave = null;
-    this.waveSubscription?.unsubscribe();
-    this.waveSubscription = null;
-    this.refreshing.set(false);
+  #unlock(wave: RefreshWave): void {
+    if (this.#wave !== wave) return;
+    this.#wave = null;
+    this.#waveSubscription?.unsubscribe();
+    this.#waveSubscription = null;
+    this.#refreshing.set(false);
   }
 
-  private updateToken(token: string | null): void {
-    this.tokenValue = token;
-    this.currentToken.set(token);
-    this.epoch++;
+  #updateToken(token: string | null): void {
+    this.#tokenValue = token;
+    this.#currentToken.set(token);
+    this.#epoch++;
   }
 
   /** A throwing callback is the app's bug: report it, but never let it strand the queue. */
-  private notify(callback: () => void): void {
+  #notify(callback: () => void): void {
     try {
-      runInInjectionContext(this.injector, callback);
+      runInInjectionContext(this.#injector, callback);
     } catch (error) {
-      if (this.errorHandler) this.errorHandler.handleError(error);
+      if (this.#errorHandler) this.#errorHandler.handleError(error);
       else console.error(error);
     }
   }
 
-  private emit(event: TokenRefreshEvent): void {
-    if (this.eventSubject.observed) this.eventSubject.next(event);
+  #emit(event: TokenRefreshEvent): void {
+    if (this.#eventSubject.observed) this.#eventSubject.next(event);
   }
 }
 

@@ -18,8 +18,8 @@ export type RefreshOutcome =
  * waiter leaves in O(1).
  */
 export class RefreshWave {
-  private readonly waiters = new Set<(outcome: RefreshOutcome) => void>();
-  private outcome: RefreshOutcome | null = null;
+  readonly #waiters = new Set<(outcome: RefreshOutcome) => void>();
+  #outcome: RefreshOutcome | null = null;
 
   /**
    * Subscribes to `then(outcome)` once the refresh has settled. A wave that has already settled
@@ -35,23 +35,23 @@ export class RefreshWave {
           subscriber.error(error);
         }
       };
-      if (this.outcome) {
-        release(this.outcome);
+      if (this.#outcome) {
+        release(this.#outcome);
         return;
       }
-      this.waiters.add(release);
-      return () => this.waiters.delete(release);
+      this.#waiters.add(release);
+      return () => this.#waiters.delete(release);
     });
   }
 
   /** Releases every waiter with `outcome`; later calls are ignored (the first outcome stands). */
   settle(outcome: RefreshOutcome): void {
-    if (this.outcome) return;
-    this.outcome = outcome;
+    if (this.#outcome) return;
+    this.#outcome = outcome;
     // A release can cancel waiters further on (a repeat that completes at once ends a switchMap in
     // the app); the Set's iteration skips entries deleted before it reaches them, so those send nothing.
-    for (const release of this.waiters) {
-      this.waiters.delete(release);
+    for (const release of this.#waiters) {
+      this.#waiters.delete(release);
       release(outcome);
     }
   }
