@@ -77,7 +77,7 @@ export function renderMarkdown(results: BenchResults, options: { chart: string |
   }
   if (options.findings) {
     out.push(
-      `Profiles of the goals missed, their causes and the proposed fixes: [FINDINGS.md](${options.findings}).`,
+      `Profiles of the goals missed, their causes, and the fixes with before and after figures: [FINDINGS.md](${options.findings}).`,
       '',
     );
   }
