@@ -24,7 +24,7 @@ export interface TokenRefreshController {
 }
 
 /** The private link from a controller to the state it keeps in each application. */
-export const CONTROLLER_GATE = Symbol();
+export const CONTROLLER_GATE = Symbol(typeof ngDevMode !== 'undefined' && ngDevMode ? 'ngx-token-refresh gate' : '');
 
 /** A controller as created here; the symbol keeps the link out of the public type. */
 export interface InternalTokenRefreshController extends TokenRefreshController {

@@ -4,15 +4,19 @@ import {
   type HttpEvent,
   type HttpInterceptorFn,
   HttpResponse,
+  provideHttpClient,
+  withInterceptors,
 } from '@angular/common/http';
-import { HttpTestingController } from '@angular/common/http/testing';
-import { ErrorHandler, inject } from '@angular/core';
+import { HttpTestingController, provideHttpClientTesting } from '@angular/common/http/testing';
+import { EnvironmentInjector, ErrorHandler, inject } from '@angular/core';
 import { TestBed } from '@angular/core/testing';
 import {
   TOKEN_REFRESH_RETRY_COUNT,
   TokenRefreshError,
   type TokenRefreshEvent,
   type TokenRefreshOptions,
+  createTokenRefreshInterceptor,
+  injectTokenRefresh,
 } from 'ngx-token-refresh';
 import { EMPTY, NEVER, Observable, type Subscription, of, throwError } from 'rxjs';
 
@@ -67,6 +71,35 @@ describe('token refresh under races', () => {
   });
 
   describe('cancellation', () => {
+    it('sends nothing for a cancelled waiter even when a finalizer that runs first ends the refresh', () => {
+      const controller = createTokenRefreshInterceptor({
+        refreshApiCall: () => inject(HttpClient).post('/auth/refresh', null, { observe: 'response' }),
+        extractToken: (response) => (response.body as { accessToken: string }).accessToken,
+      });
+      const state = () => injectTokenRefresh({ controller, injector: TestBed.inject(EnvironmentInjector) });
+      // An interceptor before ours whose finalizer logs in: it runs before our own teardown.
+      const loginOnCancel: HttpInterceptorFn = (request, next) =>
+        new Observable<HttpEvent<unknown>>((subscriber) => {
+          subscriber.add(() => state().setToken('from-finalizer'));
+          next(request).subscribe(subscriber);
+        });
+      TestBed.configureTestingModule({
+        providers: [
+          provideHttpClient(withInterceptors([loginOnCancel, controller.interceptor])),
+          provideHttpClientTesting(),
+        ],
+      });
+      const httpTesting = TestBed.inject(HttpTestingController);
+      const subscription = TestBed.inject(HttpClient).get('/api/a').subscribe();
+      httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
+      httpTesting.expectOne('/auth/refresh');
+
+      subscription.unsubscribe();
+
+      expect(state().token()).toBe('from-finalizer');
+      expect(httpTesting.match('/api/a')).toEqual([]);
+    });
+
     it('keeps the refresh alive when the request that started it unsubscribes; the others get the new token', () => {
       const { http, httpTesting, refreshCount } = setupTokenRefresh();
       const starter = http.get('/api/starter').subscribe();
@@ -127,6 +160,30 @@ describe('token refresh under races', () => {
   });
 
   describe('no hangs', () => {
+    it('fails only the caller whose repeat setAuthHeader cannot build; held and queued others go out', () => {
+      const failure = new Error('cannot build');
+      const { http, httpTesting } = setupTokenRefresh({
+        setAuthHeader: (request, token) => {
+          if (request.url.includes('bad')) throw failure;
+          return request.clone({ setHeaders: { Authorization: `Bearer ${token}` } });
+        },
+      });
+      const queuedBad = track(http.get('/api/queued-bad'));
+      const queued = track(http.get('/api/queued'));
+      httpTesting.expectOne('/api/queued-bad').flush(null, UNAUTHORIZED);
+      httpTesting.expectOne('/api/queued').flush(null, UNAUTHORIZED);
+      const heldBad = track(http.get('/api/held-bad'));
+      const held = track(http.get('/api/held'));
+
+      httpTesting.expectOne('/auth/refresh').flush({ accessToken: 'new' });
+
+      expect(queuedBad.error).toBe(failure);
+      expect(heldBad.error).toBe(failure);
+      httpTesting.expectOne('/api/queued').flush('queued');
+      httpTesting.expectOne('/api/held').flush('held');
+      expect([queued.value, held.value]).toEqual(['queued', 'held']);
+    });
+
     it.each<[string, Partial<TokenRefreshOptions>, (error: unknown) => void]>([
       [
         'the refresh Observable completes without a value',
@@ -306,6 +363,37 @@ describe('token refresh under races', () => {
       expect((result.error as HttpErrorResponse).error).toEqual({ own: true });
       expect(state().token()).toBeNull();
       expect(onRefreshSuccess).not.toHaveBeenCalled();
+    });
+  });
+
+  describe('setToken from onRefreshSuccess', () => {
+    it('repeats the waiters with the token the callback set instead of the refreshed one', () => {
+      const { http, httpTesting, state } = setupTokenRefresh({
+        onRefreshSuccess: () => state().setToken('from-callback'),
+      });
+      const result = track(http.get('/api/a'));
+      httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
+
+      httpTesting.expectOne('/auth/refresh').flush({ accessToken: 'refreshed' });
+
+      const repeat = httpTesting.expectOne('/api/a');
+      expect(repeat.request.headers.get('Authorization')).toBe('Bearer from-callback');
+      repeat.flush('a');
+      expect(result.value).toBe('a');
+    });
+
+    it('after setToken(null) there, repeats nothing: the waiters get their own 401, refresh() callers Cancelled', () => {
+      const { http, httpTesting, state } = setupTokenRefresh({ onRefreshSuccess: () => state().setToken(null) });
+      const result = track(http.get('/api/a'));
+      httpTesting.expectOne('/api/a').flush({ own: true }, UNAUTHORIZED);
+      const manual = track(state().refresh());
+
+      httpTesting.expectOne('/auth/refresh').flush({ accessToken: 'refreshed' });
+
+      httpTesting.expectNone('/api/a');
+      expect((result.error as HttpErrorResponse).error).toEqual({ own: true });
+      expect((manual.error as TokenRefreshError).code).toBe('Cancelled');
+      expect(state().token()).toBeNull();
     });
   });
 

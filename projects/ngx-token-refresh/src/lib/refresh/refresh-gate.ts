@@ -119,18 +119,7 @@ export class RefreshGate implements TokenRefreshState {
     // The app decided (a login, a logout) while a refresh ran: its answer no longer matters. End it
     // without callbacks; waiters repeat with the app's token, or get their own error after a logout.
     this.#unlock(wave);
-    wave.settle(
-      token !== null
-        ? { ok: true, token, epoch: this.#epoch }
-        : {
-            ok: false,
-            error: new TokenRefreshError(
-              'Cancelled',
-              typeof ngDevMode !== 'undefined' && ngDevMode ? 'setToken(null) ended the refresh' : undefined,
-            ),
-            own: true,
-          },
-    );
+    this.#release(wave, token);
   }
 
   eject(): void {
@@ -324,8 +313,9 @@ export class RefreshGate implements TokenRefreshState {
       if (result.ok) {
         this.#emit({ type: 'refreshSucceeded' });
         this.#notify(() => this.#options.onRefreshSuccess?.(result.token, result.response));
-        // Read the epoch only now: a callback that stores the token through setToken moves it on.
-        wave.settle({ ok: true, token: result.token, epoch: this.#epoch });
+        // The token as it is now: a callback may have replaced it through setToken (which also moves
+        // the epoch on), or cleared it, and then the waiters must not repeat with the refreshed one.
+        this.#release(wave, this.#tokenValue);
       } else {
         this.#emit({ type: 'refreshFailed', error: result.error });
         this.#notify(() => this.#options.onRefreshFailure?.(result.error));
@@ -334,6 +324,22 @@ export class RefreshGate implements TokenRefreshState {
     } finally {
       this.#refreshCallDepth = depth;
     }
+  }
+
+  /** Releases the waiters of `wave` with `token`, or, for `null` (a logout), with their own errors. */
+  #release(wave: RefreshWave, token: string | null): void {
+    wave.settle(
+      token !== null
+        ? { ok: true, token, epoch: this.#epoch }
+        : {
+            ok: false,
+            error: new TokenRefreshError(
+              'Cancelled',
+              typeof ngDevMode !== 'undefined' && ngDevMode ? 'setToken(null) ended the refresh' : undefined,
+            ),
+            own: true,
+          },
+    );
   }
 
   /** Frees the lock held by `wave`, so the next 401 starts a new refresh. */

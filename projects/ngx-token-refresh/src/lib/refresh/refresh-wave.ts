@@ -29,6 +29,8 @@ export class RefreshWave {
   wait<T>(then: (outcome: RefreshOutcome) => Observable<T>): Observable<T> {
     return new Observable<T>((subscriber) => {
       const release = (outcome: RefreshOutcome) => {
+        // Cancelled, but still registered: a finalizer that ran before ours settled the wave.
+        if (subscriber.closed) return;
         try {
           then(outcome).subscribe(subscriber);
         } catch (error) {

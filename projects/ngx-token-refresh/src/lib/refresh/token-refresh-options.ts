@@ -60,7 +60,9 @@ export interface TokenRefreshOptions {
 
   /**
    * Called once per successful refresh, before the queued requests are repeated (so a token stored
-   * here is already in place for them). Runs in the application's injection context. Default: none.
+   * here is already in place for them). A `setToken` here decides what they repeat with: its token,
+   * or, after `setToken(null)`, nothing (they get their own 401). Runs in the application's
+   * injection context. Default: none.
    *
    * @example (token) => inject(SessionStore).setAccessToken(token)
    */
