@@ -45,27 +45,36 @@ export const USERS_API_CONFIG = new InjectionToken<ResolvedUsersApiConfig>(
  * bootstrapApplication(App, { providers: [provideHttpClient(), provideUsersApi({ baseUrl: '/api', version: 1 })] });
  * ```
  *
- * @throws when the version is not a positive whole number, or `'accept'` versioning has no valid vendor.
+ * @throws in dev mode, when the version is not a positive whole number, or `'accept'` versioning has no
+ *   valid vendor.
  */
 export function provideUsersApi(config: UsersApiConfig = {}): EnvironmentProviders {
   return makeEnvironmentProviders([{ provide: USERS_API_CONFIG, useValue: resolveUsersApiConfig(config) }]);
 }
 
-function resolveUsersApiConfig({ baseUrl = '/api', version = 1, versioning = 'path', vendor }: UsersApiConfig) {
+function resolveUsersApiConfig(config: UsersApiConfig): ResolvedUsersApiConfig {
+  // Production builds skip the checks: they cost bytes, and dev mode runs them first.
+  if (typeof ngDevMode !== 'undefined' && ngDevMode) assertValidUsersApiConfig(config);
+  const { baseUrl = '/api', version = 1, versioning = 'path', vendor } = config;
+  const base = baseUrl.replace(/\/+$/, '');
+  return versioning === 'accept'
+    ? { usersUrl: `${base}/users`, accept: `application/vnd.${vendor}.v${version}+json` }
+    : { usersUrl: `${base}/v${version}/users`, accept: null };
+}
+
+function assertValidUsersApiConfig({ baseUrl = '/api', version = 1, versioning = 'path', vendor }: UsersApiConfig) {
   const fail = (problem: string): never => {
     throw new Error(`ngx-token-refresh: ${problem} (check the options of provideUsersApi)`);
   };
   if (typeof baseUrl !== 'string') fail('baseUrl must be a string such as "/api"');
   if (!Number.isSafeInteger(version) || version < 1)
     fail(`version must be a whole number from 1, got ${String(version)}`);
-  const base = baseUrl.replace(/\/+$/, '');
-  if (versioning === 'path') return { usersUrl: `${base}/v${version}/users`, accept: null };
-  if (versioning !== 'accept') fail(`versioning must be 'path' or 'accept', got ${String(versioning)}`);
+  if (versioning !== 'path' && versioning !== 'accept')
+    fail(`versioning must be 'path' or 'accept', got ${String(versioning)}`);
   // The vendor goes into a media type: keep it to the characters a media-type token allows.
-  if (typeof vendor !== 'string' || !/^[a-z0-9][a-z0-9.+-]*$/i.test(vendor)) {
+  if (versioning === 'accept' && (typeof vendor !== 'string' || !/^[a-z0-9][a-z0-9.+-]*$/i.test(vendor))) {
     fail(
       `versioning 'accept' needs a vendor such as 'example' (letters, digits, '.', '+', '-'), got ${JSON.stringify(vendor)}`,
     );
   }
-  return { usersUrl: `${base}/users`, accept: `application/vnd.${vendor}.v${version}+json` };
 }

@@ -82,12 +82,11 @@ export const AUTH_CONFIG = new InjectionToken<ResolvedAuthConfig>(
 );
 
 /**
- * Fills in the defaults of {@link AuthConfig} and rejects misuse with an error naming the option.
+ * Fills in the defaults of {@link AuthConfig} and, in dev mode, rejects misuse with an error naming
+ * the option (production builds skip the checks: they cost bytes, and dev mode runs them first).
  */
 export function resolveAuthConfig(config: AuthConfig): ResolvedAuthConfig {
-  const fail = (problem: string): never => {
-    throw new Error(`ngx-token-refresh: ${problem} (check the options of provideAuth)`);
-  };
+  if (typeof ngDevMode !== 'undefined' && ngDevMode) assertValidAuthConfig(config);
   const {
     baseUrl = '/auth',
     refreshFlow = 'cookie',
@@ -97,6 +96,27 @@ export function resolveAuthConfig(config: AuthConfig): ResolvedAuthConfig {
     loginPath = '/login',
     onSessionExpired,
   } = config;
+  return {
+    baseUrl: baseUrl.replace(/\/+$/, ''),
+    refreshFlow,
+    refreshTokenStore,
+    tokenStorage,
+    logoutEndpoint,
+    loginPath,
+    onSessionExpired,
+  };
+}
+
+function assertValidAuthConfig({
+  baseUrl = '/auth',
+  refreshFlow = 'cookie',
+  refreshTokenStore,
+  tokenStorage = 'memory',
+  onSessionExpired,
+}: AuthConfig): void {
+  const fail = (problem: string): never => {
+    throw new Error(`ngx-token-refresh: ${problem} (check the options of provideAuth)`);
+  };
   if (typeof baseUrl !== 'string') fail('baseUrl must be a string such as "/auth"');
   if (refreshFlow !== 'cookie' && refreshFlow !== 'body')
     fail(`refreshFlow must be 'cookie' or 'body', got ${String(refreshFlow)}`);
@@ -111,13 +131,4 @@ export function resolveAuthConfig(config: AuthConfig): ResolvedAuthConfig {
   }
   if (onSessionExpired !== undefined && typeof onSessionExpired !== 'function')
     fail('onSessionExpired must be a function');
-  return {
-    baseUrl: baseUrl.replace(/\/+$/, ''),
-    refreshFlow,
-    refreshTokenStore,
-    tokenStorage,
-    logoutEndpoint,
-    loginPath,
-    onSessionExpired,
-  };
 }

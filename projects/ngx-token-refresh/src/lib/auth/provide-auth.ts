@@ -33,7 +33,8 @@ import { readAccessToken } from './read-access-token';
  * });
  * ```
  *
- * @throws when `refreshFlow: 'body'` comes without a `refreshTokenStore`, or an option has the wrong type.
+ * @throws in dev mode, when `refreshFlow: 'body'` comes without a `refreshTokenStore`, or an option has
+ *   the wrong type.
  */
 export function provideAuth(config: AuthConfig = {}): EnvironmentProviders {
   const resolved = resolveAuthConfig(config);
