@@ -40,7 +40,7 @@ export const BUNDLE_VARIANTS: readonly { id: string; description: string; baseli
   { id: 'ngx-auth-router', description: 'ngx-auth 6, in an app that routes', baseline: 'base-router' },
   {
     id: 'ntr-client-router',
-    description: 'ngx-token-refresh: interceptor + service client, in an app that routes',
+    description: 'ngx-token-refresh: interceptor + service client, in an app that routes (+ `navigateToLogin`)',
     baseline: 'base-router',
   },
 ];

@@ -32,6 +32,7 @@ export { UsersService } from './lib/api/users-service';
 export { AuthClient } from './lib/auth/auth-client';
 export type { AuthConfig, RefreshTokenStore } from './lib/auth/auth-config';
 export { authGuard } from './lib/auth/auth-guard';
+export { navigateToLogin } from './lib/auth/navigate-to-login';
 export { parseJwtClaims } from './lib/auth/parse-jwt-claims';
 export type { JwtClaims } from './lib/auth/parse-jwt-claims';
 export { provideAuth } from './lib/auth/provide-auth';

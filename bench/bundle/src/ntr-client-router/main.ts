@@ -1,18 +1,18 @@
 import { provideHttpClient, withInterceptors } from '@angular/common/http';
 import { bootstrapApplication } from '@angular/platform-browser';
 import { provideRouter } from '@angular/router';
-import { provideAuth, provideUsersApi, tokenRefreshInterceptor } from 'ngx-token-refresh';
+import { navigateToLogin, provideAuth, provideUsersApi, tokenRefreshInterceptor } from 'ngx-token-refresh';
 
 import { ClientApp } from '../client-app';
 import { baseProviders } from '../providers';
 
-// As ntr-client, in an app that routes (compared with base-router).
+// As ntr-client, in an app that routes (compared with base-router), with the login redirect.
 bootstrapApplication(ClientApp, {
   providers: [
     ...baseProviders,
     provideRouter([]),
     provideHttpClient(withInterceptors([tokenRefreshInterceptor])),
-    provideAuth({ baseUrl: '/auth' }),
+    provideAuth({ baseUrl: '/auth', onSessionExpired: navigateToLogin }),
     provideUsersApi({ baseUrl: '/api', version: 1 }),
   ],
 }).catch((error: unknown) => console.error(error));

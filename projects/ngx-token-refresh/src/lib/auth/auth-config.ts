@@ -43,12 +43,13 @@ export interface AuthConfig {
   readonly tokenStorage?: 'memory' | 'session';
   /** Call `POST {baseUrl}/logout` on logout (local state is cleared either way). Default: `true`. */
   readonly logoutEndpoint?: boolean;
-  /** The app's login route, where `authGuard` and the default `onSessionExpired` send people. Default: `'/login'`. */
+  /** The app's login route, where `authGuard` and `navigateToLogin` send people. Default: `'/login'`. */
   readonly loginPath?: string;
   /**
    * Called (in the injection context) when the session ends because a refresh failed, after the
-   * session was cleared. Default: navigate to `loginPath` with `?returnUrl=` the current URL, when
-   * the app has a router.
+   * session was cleared. Pass `navigateToLogin` to send people to `loginPath` with `?returnUrl=` the
+   * current URL. Default: none (the session is cleared; `authGuard` asks for a login at the next
+   * guarded navigation).
    *
    * @example (error) => inject(Router).navigate(['/login'], { queryParams: { reason: error.code } })
    */

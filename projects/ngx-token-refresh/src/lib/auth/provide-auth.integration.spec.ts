@@ -9,6 +9,7 @@ import {
   type AuthConfig,
   UsersService,
   authGuard,
+  navigateToLogin,
   provideAuth,
   tokenRefreshInterceptor,
 } from 'ngx-token-refresh';
@@ -116,8 +117,8 @@ describe('provideAuth in an application', () => {
       }
     });
 
-    it('navigates to /login?returnUrl=<the current URL> without onSessionExpired', async () => {
-      const { auth, users, httpTesting, router } = setup();
+    it('with navigateToLogin, navigates to /login?returnUrl=<the current URL>', async () => {
+      const { auth, users, httpTesting, router } = setup({ onSessionExpired: navigateToLogin });
       signIn(auth, httpTesting);
       expect(await router.navigateByUrl('/users?page=2')).toBe(true);
       track(users.list({ page: 2 }));
@@ -128,8 +129,8 @@ describe('provideAuth in an application', () => {
       expect(router.url).toBe('/login?returnUrl=%2Fusers%3Fpage%3D2');
     });
 
-    it('sends the user to /login by default also when it fails during a navigation (a resolver loading users)', async () => {
-      const { auth, httpTesting, router } = setup({}, [
+    it('with navigateToLogin, sends the user to /login also when it fails during a navigation (a resolver loading users)', async () => {
+      const { auth, httpTesting, router } = setup({ onSessionExpired: navigateToLogin }, [
         { path: 'login', component: Page },
         { path: 'home', component: Page },
         { path: 'users', component: Page, resolve: { users: () => inject(UsersService).list() } },
@@ -146,12 +147,26 @@ describe('provideAuth in an application', () => {
       expect(router.parseUrl(router.url).root.children['primary']?.toString()).toBe('login');
     });
 
-    it('navigates nowhere by default in an application without routes, and reports no error', async () => {
+    it('navigates nowhere without onSessionExpired: the session is cleared, the page stays', async () => {
+      const { auth, users, httpTesting, router } = setup();
+      signIn(auth, httpTesting);
+      expect(await router.navigateByUrl('/users')).toBe(true);
+      const list = track(users.list());
+
+      failRefresh(httpTesting);
+      await macrotask();
+
+      expect(list.error).toBeInstanceOf(ApiError);
+      expect(auth.isAuthenticated()).toBe(false);
+      expect(router.url).toBe('/users');
+    });
+
+    it('with navigateToLogin, navigates nowhere in an application without routes, and reports no error', async () => {
       TestBed.configureTestingModule({
         providers: [
           provideHttpClient(withInterceptors([tokenRefreshInterceptor])),
           provideHttpClientTesting(),
-          provideAuth(),
+          provideAuth({ onSessionExpired: navigateToLogin }),
         ],
       });
       const auth = TestBed.inject(AuthClient);

@@ -1,12 +1,10 @@
 import { HttpClient, HttpContext } from '@angular/common/http';
 import {
   type EnvironmentProviders,
-  ErrorHandler,
   inject,
   makeEnvironmentProviders,
   provideEnvironmentInitializer,
 } from '@angular/core';
-import { Router } from '@angular/router';
 
 import { parseApiError } from '../errors/parse-api-error';
 import { provideTokenRefreshFrom } from '../refresh/provide-token-refresh';
@@ -28,7 +26,7 @@ import { readAccessToken } from './read-access-token';
  *   providers: [
  *     provideRouter(routes),
  *     provideHttpClient(withInterceptors([tokenRefreshInterceptor])),
- *     provideAuth({ baseUrl: '/auth', loginPath: '/login' }),
+ *     provideAuth({ baseUrl: '/auth', loginPath: '/login', onSessionExpired: navigateToLogin }),
  *   ],
  * });
  * ```
@@ -52,8 +50,7 @@ export function provideAuth(config: AuthConfig = {}): EnvironmentProviders {
         const restoring = session.isRestoring();
         session.clear();
         if (restoring) return;
-        if (resolved.onSessionExpired) resolved.onSessionExpired(parseApiError(error));
-        else navigateToLogin(resolved.loginPath);
+        resolved.onSessionExpired?.(parseApiError(error));
       },
     }),
     // Restore a stored token before the first request goes out.
@@ -68,15 +65,4 @@ function requestRefresh(http: HttpClient, baseUrl: string, refreshToken: string 
     withCredentials: true,
     context: new HttpContext().set(SKIP_TOKEN_REFRESH, true),
   });
-}
-
-function navigateToLogin(loginPath: string): void {
-  const router = inject(Router);
-  // The Router exists even in apps without routes; only an app with routes has a login page to show.
-  if (router.config.length === 0) return;
-  const errorHandler = inject(ErrorHandler);
-  const returnUrl = router.url;
-  router
-    .navigate([loginPath], returnUrl && returnUrl !== '/' ? { queryParams: { returnUrl } } : {})
-    .catch((error: unknown) => errorHandler.handleError(error));
 }
