@@ -39,6 +39,7 @@ test('shows the server’s validation error on the e-mail field', async ({ page 
   await signIn(page);
   await page.getByRole('link', { name: 'Users' }).click();
   await page.getByTestId('new-user').click();
+  await dialogReady(page);
   await page.getByTestId('user-form-name').fill('Grace Hopper');
   await page.getByTestId('user-form-email').fill('not-an-email');
   await page.getByTestId('user-form-save').click();
@@ -53,12 +54,14 @@ test('creates, edits and deletes a user', async ({ page }) => {
   await expect(page.getByText('1 – 10 of 42')).toBeVisible();
 
   await page.getByTestId('new-user').click();
+  await dialogReady(page);
   await page.getByTestId('user-form-name').fill('Grace Hopper');
   await page.getByTestId('user-form-email').fill('grace@example.com');
   await page.getByTestId('user-form-save').click();
   await expect(page.getByText('1 – 10 of 43')).toBeVisible();
 
   await page.getByTestId('edit-user-1').click();
+  await dialogReady(page);
   await page.getByTestId('user-form-name').fill('Renamed Person');
   await page.getByTestId('user-form-save').click();
   await expect(page.getByTestId('user-row').first()).toContainText('Renamed Person');
@@ -113,4 +116,12 @@ async function signIn(page: Page): Promise<void> {
 /** Saves a screenshot of the page as a test artifact (test-results/screenshots). */
 async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `test-results/screenshots/${name}.png`, fullPage: true });
+}
+
+/**
+ * Waits until the user dialog has put the focus in its first field. Filling earlier races the
+ * dialog's own autofocus, which can move the caret into the name field halfway through typing.
+ */
+async function dialogReady(page: Page) {
+  await expect(page.getByTestId('user-form-name')).toBeFocused();
 }
