@@ -13,8 +13,11 @@ export type { TokenRefreshErrorCode } from './lib/refresh/token-refresh-error';
 export type { TokenRefreshEvent } from './lib/refresh/token-refresh-event';
 export { tokenRefreshInterceptor } from './lib/refresh/token-refresh-interceptor';
 export type { TokenRefreshOptions } from './lib/refresh/token-refresh-options';
+export type { TokenRefreshFeature, TokenRefreshFeatureKind } from './lib/refresh/token-refresh-feature';
 export { TOKEN_REFRESH_RETRY_COUNT } from './lib/refresh/token-refresh-retry-count';
 export type { TokenRefreshState } from './lib/refresh/token-refresh-state';
+export { withInterceptorOptions } from './lib/refresh/with-interceptor-options';
+export type { InterceptorOptions } from './lib/refresh/with-interceptor-options';
 
 // Service client: errors
 export { ApiError } from './lib/errors/api-error';

@@ -1,5 +1,7 @@
 import { type EnvironmentProviders, InjectionToken, makeEnvironmentProviders } from '@angular/core';
 
+import { RuntimeError } from '../errors/runtime-error';
+
 /**
  * Where the users API lives and how its version is chosen, for {@link provideUsersApi}.
  *
@@ -64,7 +66,7 @@ function resolveUsersApiConfig(config: UsersApiConfig): ResolvedUsersApiConfig {
 
 function assertValidUsersApiConfig({ baseUrl = '/api', version = 1, versioning = 'path', vendor }: UsersApiConfig) {
   const fail = (problem: string): never => {
-    throw new Error(`ngx-token-refresh: ${problem} (check the options of provideUsersApi)`);
+    throw new RuntimeError('InvalidOptions', `${problem} (check the options of provideUsersApi)`);
   };
   if (typeof baseUrl !== 'string') fail('baseUrl must be a string such as "/api"');
   if (!Number.isSafeInteger(version) || version < 1)

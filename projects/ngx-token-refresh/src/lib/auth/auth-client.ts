@@ -1,15 +1,15 @@
-import { HttpClient, HttpContext, HttpHeaders } from '@angular/common/http';
+import { HttpClient } from '@angular/common/http';
 import { Injectable, computed, inject } from '@angular/core';
-import { AsyncSubject, type Observable, catchError, map, of, throwError } from 'rxjs';
+import { AsyncSubject, type Observable, catchError, defer, finalize, map, of, throwError } from 'rxjs';
 
 import { ApiError } from '../errors/api-error';
 import { parseApiError } from '../errors/parse-api-error';
-import { injectTokenRefresh } from '../refresh/inject-token-refresh';
 import { isUsableToken } from '../refresh/is-usable-token';
-import { SKIP_TOKEN_REFRESH } from '../refresh/skip-token-refresh';
+import { TOKEN_REFRESH_GATE } from '../refresh/provide-token-refresh';
+import { AUTH_CONFIG } from './auth-config';
 import { AuthSession } from './auth-session';
 import { parseJwtClaims } from './parse-jwt-claims';
-import { AUTH_CONFIG } from './auth-config';
+import { postAuthRequest } from './post-auth-request';
 import { readAccessToken } from './read-access-token';
 
 /**
@@ -35,7 +35,9 @@ export class AuthClient {
   private readonly http = inject(HttpClient);
   private readonly config = inject(AUTH_CONFIG);
   private readonly session = inject(AuthSession);
-  private readonly refreshState = injectTokenRefresh();
+  private readonly gate = inject(TOKEN_REFRESH_GATE);
+  /** Above 0 while {@link restoreSession} runs: its failure is no session that expired. */
+  private restoring = 0;
 
   /** The current access token (in memory by default), or `null` when signed out. */
   readonly accessToken = this.session.token;
@@ -60,23 +62,21 @@ export class AuthClient {
     if (typeof username !== 'string' || typeof password !== 'string') {
       return throwError(() => new ApiError(0, 'InvalidArgument', 'username and password must be strings'));
     }
-    return this.http
-      .post(`${this.config.baseUrl}/login`, { username, password }, { observe: 'response', ...this.authRequest() })
-      .pipe(
-        map((response) => {
-          const token = readAccessToken(response);
-          // The same test the refresh applies: 'Bearer abc' or a token with a newline is no token.
-          if (!isUsableToken(token)) {
-            throw new ApiError(
-              response.status,
-              'InvalidResponse',
-              'The server sent an unexpected answer (no access token).',
-            );
-          }
-          this.session.start(token, response.body);
-        }),
-        catchError((error: unknown) => throwError(() => parseApiError(error))),
-      );
+    return postAuthRequest(this.http, `${this.config.baseUrl}/login`, { username, password }).pipe(
+      map((response) => {
+        const token = readAccessToken(response);
+        // The same test the refresh applies: 'Bearer abc' or a token with a newline is no token.
+        if (!isUsableToken(token)) {
+          throw new ApiError(
+            response.status,
+            'InvalidResponse',
+            'The server sent an unexpected answer (no access token).',
+          );
+        }
+        this.session.start(token, response.body);
+      }),
+      catchError((error: unknown) => throwError(() => parseApiError(error))),
+    );
   }
 
   /**
@@ -84,7 +84,27 @@ export class AuthClient {
    * restore the session after a reload in the cookie flow. Emits the new token.
    */
   refresh(): Observable<string> {
-    return this.refreshState.refresh().pipe(catchError((error: unknown) => throwError(() => parseApiError(error))));
+    return this.gate.refresh().pipe(catchError((error: unknown) => throwError(() => parseApiError(error))));
+  }
+
+  /**
+   * Brings back the session without a login, when there is none (after a reload the refresh cookie
+   * usually still holds): one refresh, shared with any refresh in flight. Emits `true` when there is a
+   * session afterwards and `false` when not, then completes; never fails. Its failure is no session
+   * that expired, so `onSessionExpired` does not run for it. `authGuard` uses it.
+   *
+   * @example inject(AuthClient).restoreSession().subscribe((restored) => restored || router.navigate(['/login']))
+   */
+  restoreSession(): Observable<boolean> {
+    if (this.isAuthenticated()) return of(true);
+    return defer(() => {
+      this.restoring++;
+      return this.refresh().pipe(
+        map(() => true),
+        catchError(() => of(false)),
+        finalize(() => this.restoring--),
+      );
+    });
   }
 
   /**
@@ -98,10 +118,14 @@ export class AuthClient {
     const refreshToken = this.session.refreshToken();
     this.session.clear();
     if (!this.config.logoutEndpoint) return of(undefined);
-    const headers = accessToken ? new HttpHeaders({ Authorization: `Bearer ${accessToken}` }) : undefined;
     const done = new AsyncSubject<void>();
-    this.http
-      .post(`${this.config.baseUrl}/logout`, refreshToken ? { refreshToken } : null, { headers, ...this.authRequest() })
+    // The token goes the interceptor's way: its setAuthHeader, and only where its URL policy allows.
+    postAuthRequest(
+      this.http,
+      `${this.config.baseUrl}/logout`,
+      refreshToken ? { refreshToken } : null,
+      accessToken ? (request) => this.gate.withToken(request, accessToken) : undefined,
+    )
       .pipe(
         map(() => undefined),
         catchError(() => of(undefined)),
@@ -115,7 +139,12 @@ export class AuthClient {
     this.session.clear();
   }
 
-  private authRequest() {
-    return { withCredentials: true, context: new HttpContext().set(SKIP_TOKEN_REFRESH, true) };
+  /**
+   * Internal (`provideAuth`'s `onRefreshFailure`): a failed refresh ends the session, and is reported
+   * through `onSessionExpired` unless it was {@link restoreSession}'s attempt.
+   */
+  ɵrefreshFailed(error: unknown): void {
+    this.session.clear();
+    if (this.restoring === 0) this.config.onSessionExpired?.(parseApiError(error));
   }
 }

@@ -1,7 +1,7 @@
 import { InjectionToken } from '@angular/core';
 
 import type { ApiError } from '../errors/api-error';
-import type { TokenRefreshOptions } from '../refresh/token-refresh-options';
+import { RuntimeError } from '../errors/runtime-error';
 
 /**
  * Where the app keeps the refresh token in the body flow. Any storage the app chooses (memory,
@@ -54,19 +54,10 @@ export interface AuthConfig {
    * @example (error) => inject(Router).navigate(['/login'], { queryParams: { reason: error.code } })
    */
   readonly onSessionExpired?: (error: ApiError) => void;
-  /**
-   * Options of the token-refresh interceptor besides the ones this client sets (`refreshApiCall`,
-   * `extractToken`, `onRefreshSuccess`, `onRefreshFailure`, `attachToken`), e.g. `allowedOrigins`
-   * for an API on another origin. Default: `{}`.
-   */
-  readonly interceptor?: Omit<
-    TokenRefreshOptions,
-    'refreshApiCall' | 'extractToken' | 'onRefreshSuccess' | 'onRefreshFailure' | 'attachToken'
-  >;
 }
 
 /** {@link AuthConfig} with its defaults filled in. */
-export type ResolvedAuthConfig = Required<Omit<AuthConfig, 'refreshTokenStore' | 'onSessionExpired' | 'interceptor'>> &
+export type ResolvedAuthConfig = Required<Omit<AuthConfig, 'refreshTokenStore' | 'onSessionExpired'>> &
   Pick<AuthConfig, 'refreshTokenStore' | 'onSessionExpired'>;
 
 /** The resolved configuration of the authentication client. */
@@ -75,8 +66,11 @@ export const AUTH_CONFIG = new InjectionToken<ResolvedAuthConfig>(
   {
     providedIn: 'root',
     factory: () => {
-      throw new Error(
-        'ngx-token-refresh: AuthClient and authGuard need provideAuth({...}) in the application providers',
+      throw new RuntimeError(
+        'MissingProvider',
+        typeof ngDevMode !== 'undefined' &&
+          ngDevMode &&
+          'AuthClient and authGuard need provideAuth({...}) in the application providers',
       );
     },
   },
@@ -116,7 +110,7 @@ function assertValidAuthConfig({
   onSessionExpired,
 }: AuthConfig): void {
   const fail = (problem: string): never => {
-    throw new Error(`ngx-token-refresh: ${problem} (check the options of provideAuth)`);
+    throw new RuntimeError('InvalidOptions', `${problem} (check the options of provideAuth)`);
   };
   if (typeof baseUrl !== 'string') fail('baseUrl must be a string such as "/auth"');
   if (refreshFlow !== 'cookie' && refreshFlow !== 'body')

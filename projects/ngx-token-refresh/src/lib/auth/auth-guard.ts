@@ -1,10 +1,9 @@
 import { inject } from '@angular/core';
 import { type CanActivateFn, Router } from '@angular/router';
-import { catchError, map, of } from 'rxjs';
+import { map } from 'rxjs';
 
 import { AuthClient } from './auth-client';
 import { AUTH_CONFIG } from './auth-config';
-import { AuthSession } from './auth-session';
 
 /**
  * Lets a navigation through only with a session. Without a token it first tries to restore the
@@ -21,10 +20,5 @@ export const authGuard: CanActivateFn = (_route, state) => {
   if (auth.isAuthenticated()) return true;
   const router = inject(Router);
   const toLogin = router.createUrlTree([inject(AUTH_CONFIG).loginPath], { queryParams: { returnUrl: state.url } });
-  return inject(AuthSession)
-    .asRestore(auth.refresh())
-    .pipe(
-      map(() => true),
-      catchError(() => of(toLogin)),
-    );
+  return auth.restoreSession().pipe(map((restored) => restored || toLogin));
 };

@@ -1,5 +1,4 @@
 import { Injectable, inject } from '@angular/core';
-import { type Observable, defer, finalize } from 'rxjs';
 
 import { injectTokenRefresh } from '../refresh/inject-token-refresh';
 import { isUsableToken } from '../refresh/is-usable-token';
@@ -22,7 +21,7 @@ export class AuthSession {
   readonly token = this.state.token;
 
   /** Puts back the token of this tab after a reload (`tokenStorage: 'session'`). */
-  restore(): void {
+  restoreStored(): void {
     const stored = this.storage()?.getItem(ACCESS_TOKEN_KEY);
     if (isUsableToken(stored) && this.state.token() === null) this.state.setToken(stored);
   }
@@ -42,22 +41,6 @@ export class AuthSession {
     if (this.config.refreshFlow === 'body' && typeof rotated === 'string' && rotated !== '') {
       this.config.refreshTokenStore?.set(rotated);
     }
-  }
-
-  /** Above 0 while authGuard tries to restore a session: it redirects by itself if that fails. */
-  private restores = 0;
-
-  /** Runs `attempt` as a session restore: its failure does not count as a session that expired. */
-  asRestore<T>(attempt: Observable<T>): Observable<T> {
-    return defer(() => {
-      this.restores++;
-      return attempt.pipe(finalize(() => this.restores--));
-    });
-  }
-
-  /** Whether a failed refresh now is a restore attempt rather than the end of a session. */
-  isRestoring(): boolean {
-    return this.restores > 0;
   }
 
   /** Forgets every token of the session. */

@@ -1,4 +1,4 @@
-import { HttpClient, HttpContext } from '@angular/common/http';
+import { HttpClient } from '@angular/common/http';
 import {
   type EnvironmentProviders,
   inject,
@@ -6,11 +6,12 @@ import {
   provideEnvironmentInitializer,
 } from '@angular/core';
 
-import { parseApiError } from '../errors/parse-api-error';
 import { provideTokenRefreshFrom } from '../refresh/provide-token-refresh';
-import { SKIP_TOKEN_REFRESH } from '../refresh/skip-token-refresh';
+import type { TokenRefreshFeature } from '../refresh/token-refresh-feature';
+import { AuthClient } from './auth-client';
 import { AUTH_CONFIG, type AuthConfig, resolveAuthConfig } from './auth-config';
 import { AuthSession } from './auth-session';
+import { postAuthRequest } from './post-auth-request';
 import { readAccessToken } from './read-access-token';
 
 /**
@@ -18,7 +19,9 @@ import { readAccessToken } from './read-access-token';
  * session (token in memory or `sessionStorage`, restored at start-up), and the token-refresh
  * interceptor wired to it (it attaches the token, refreshes through the client, stores the new
  * token, and on failure clears the session and calls `onSessionExpired`). Add
- * `tokenRefreshInterceptor` to `withInterceptors`.
+ * `tokenRefreshInterceptor` to `withInterceptors`. `features` are the interceptor's, as for
+ * `provideTokenRefresh`: `withInterceptorOptions({ allowedOrigins, ... })` for an API on another
+ * origin, a custom header, other statuses or another timeout.
  *
  * @usageNotes
  * ```ts
@@ -29,40 +32,38 @@ import { readAccessToken } from './read-access-token';
  *     provideAuth({ baseUrl: '/auth', loginPath: '/login', onSessionExpired: navigateToLogin }),
  *   ],
  * });
+ *
+ * // an API on another origin:
+ * provideAuth({ onSessionExpired: navigateToLogin }, withInterceptorOptions({ allowedOrigins: ['https://api.example.com'] }));
  * ```
  *
  * @throws in dev mode, when `refreshFlow: 'body'` comes without a `refreshTokenStore`, or an option has
  *   the wrong type.
  */
-export function provideAuth(config: AuthConfig = {}): EnvironmentProviders {
+export function provideAuth(config: AuthConfig = {}, ...features: TokenRefreshFeature[]): EnvironmentProviders {
   const resolved = resolveAuthConfig(config);
   return makeEnvironmentProviders([
     { provide: AUTH_CONFIG, useValue: resolved },
-    provideTokenRefreshFrom('provideAuth', {
-      ...config.interceptor,
-      attachToken: true,
-      refreshApiCall: () => requestRefresh(inject(HttpClient), resolved.baseUrl, inject(AuthSession).refreshToken()),
-      extractToken: readAccessToken,
-      onRefreshSuccess: (_token, response) => inject(AuthSession).renewed(response.body),
-      onRefreshFailure: (error) => {
-        const session = inject(AuthSession);
-        // authGuard's attempt to restore a session that was never there redirects by itself.
-        const restoring = session.isRestoring();
-        session.clear();
-        if (restoring) return;
-        resolved.onSessionExpired?.(parseApiError(error));
+    provideTokenRefreshFrom(
+      'provideAuth',
+      {
+        attachToken: true,
+        // POST {baseUrl}/refresh, with the cookie (always) and, in the body flow, the stored refresh token.
+        refreshApiCall: () => {
+          const refreshToken = inject(AuthSession).refreshToken();
+          return postAuthRequest(
+            inject(HttpClient),
+            `${resolved.baseUrl}/refresh`,
+            refreshToken ? { refreshToken } : null,
+          );
+        },
+        extractToken: readAccessToken,
+        onRefreshSuccess: (_token, response) => inject(AuthSession).renewed(response.body),
+        onRefreshFailure: (error) => inject(AuthClient).ɵrefreshFailed(error),
       },
-    }),
+      features,
+    ),
     // Restore a stored token before the first request goes out.
-    provideEnvironmentInitializer(() => inject(AuthSession).restore()),
+    provideEnvironmentInitializer(() => inject(AuthSession).restoreStored()),
   ]);
-}
-
-/** `POST {baseUrl}/refresh`, with the cookie (always) and, in the body flow, the stored refresh token. */
-function requestRefresh(http: HttpClient, baseUrl: string, refreshToken: string | null) {
-  return http.post(`${baseUrl}/refresh`, refreshToken ? { refreshToken } : null, {
-    observe: 'response',
-    withCredentials: true,
-    context: new HttpContext().set(SKIP_TOKEN_REFRESH, true),
-  });
 }

@@ -1,8 +1,8 @@
 import type { HttpInterceptorFn } from '@angular/common/http';
-import { DestroyRef, EnvironmentInjector, InjectionToken, inject } from '@angular/core';
+import { InjectionToken, inject } from '@angular/core';
 
-import { RefreshGate } from './refresh-gate';
-import { type ResolvedTokenRefreshOptions, resolveTokenRefreshOptions } from './resolve-token-refresh-options';
+import { type EjectSwitch, RefreshGate } from './refresh-gate';
+import { resolveTokenRefreshOptions } from './resolve-token-refresh-options';
 import type { TokenRefreshOptions } from './token-refresh-options';
 
 /**
@@ -28,14 +28,15 @@ export const CONTROLLER_GATE = Symbol(typeof ngDevMode !== 'undefined' && ngDevM
 
 /** A controller as created here; the symbol keeps the link out of the public type. */
 export interface InternalTokenRefreshController extends TokenRefreshController {
-  readonly [CONTROLLER_GATE]: () => RefreshGate;
+  readonly [CONTROLLER_GATE]: InjectionToken<RefreshGate>;
 }
 
 /**
  * Creates a functional interceptor that turns any number of concurrent 401s into one refresh call,
  * repeats the failed requests with the new token, and rejects them all with the refresh error when
  * the refresh fails. The controller may live in module scope: the lock, queue and token it uses
- * belong to each application's root injector.
+ * belong to each application's root injector. Only its off switch is shared: `eject()` affects every
+ * application that uses the controller (`provideTokenRefresh` gives each application its own).
  *
  * @usageNotes
  * ```ts
@@ -53,32 +54,19 @@ export interface InternalTokenRefreshController extends TokenRefreshController {
  * @throws in dev mode, when an option is missing or invalid; the message names the option.
  */
 export function createTokenRefreshInterceptor(options: TokenRefreshOptions): TokenRefreshController {
-  return createTokenRefreshController(resolveTokenRefreshOptions(options));
-}
-
-/** The controller for options already resolved (and validated once, by the caller). */
-export function createTokenRefreshController(resolved: ResolvedTokenRefreshOptions): TokenRefreshController {
-  let ejected = false;
-  const switches = {
-    isEjected: () => ejected,
-    eject: () => void (ejected = true),
-    reinstate: () => void (ejected = false),
-  };
+  const resolved = resolveTokenRefreshOptions(options);
+  const ejectSwitch: EjectSwitch = { ejected: false };
   // Provided in root: every application (every root injector: a browser tab, or one server-rendered
   // request) gets its own lock, queue and token, even when they share this controller from module scope.
   const gate = new InjectionToken<RefreshGate>(typeof ngDevMode !== 'undefined' && ngDevMode ? 'RefreshGate' : '', {
     providedIn: 'root',
-    factory: () => {
-      const created = new RefreshGate(resolved, switches, inject(EnvironmentInjector));
-      inject(DestroyRef).onDestroy(() => created.destroy());
-      return created;
-    },
+    factory: () => new RefreshGate(resolved, ejectSwitch),
   });
   const controller: InternalTokenRefreshController = {
-    interceptor: (request, next) => (ejected ? next(request) : inject(gate).intercept(request, next)),
-    eject: switches.eject,
-    reinstate: switches.reinstate,
-    [CONTROLLER_GATE]: () => inject(gate),
+    interceptor: (request, next) => inject(gate).intercept(request, next),
+    eject: () => void (ejectSwitch.ejected = true),
+    reinstate: () => void (ejectSwitch.ejected = false),
+    [CONTROLLER_GATE]: gate,
   };
   return controller;
 }

@@ -27,7 +27,9 @@ export function createTokenUrlPolicy(
   allowedOrigins: readonly (string | RegExp)[],
   baseHref: string | undefined,
 ): (url: string) => boolean {
-  const base = parseUrl(baseHref ?? UNKNOWN_ORIGIN) ?? new URL(UNKNOWN_ORIGIN);
+  // A base that is no web address (`about:blank` in a document without a URL) is as good as none.
+  const parsed = baseHref ? parseUrl(baseHref) : null;
+  const base = parsed && /^https?:$/.test(parsed.protocol) ? parsed : new URL(UNKNOWN_ORIGIN);
   const exact = new Set<string>();
   // Sticky and global flags make `test` stateful; the copies are used for plain matching.
   const patterns: RegExp[] = [];
@@ -48,6 +50,24 @@ export function createTokenUrlPolicy(
     const origin = target.origin;
     return origin === base.origin || exact.has(origin) || patterns.some((pattern) => pattern.test(origin));
   };
+}
+
+/**
+ * The URL relative requests resolve against: `document.baseURI` (it honours `<base href>`), else the
+ * document's location; `undefined` when neither can be read. Every read is guarded: the server DOM of
+ * `@angular/platform-server` throws `NotYetImplemented` for `baseURI`, and other DOMs may lack both.
+ */
+export function readBaseHref(document: Document | null): string | undefined {
+  try {
+    if (document?.baseURI) return document.baseURI;
+  } catch {
+    // The server DOM: fall back to the location, which platform-server sets from the request URL.
+  }
+  try {
+    return document?.location?.href || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function parseUrl(url: string, base?: URL): URL | null {

@@ -1,18 +1,17 @@
-import { Injector, assertInInjectionContext, inject, runInInjectionContext } from '@angular/core';
+import { InjectionToken, Injector, assertInInjectionContext, inject } from '@angular/core';
 
-import {
-  CONTROLLER_GATE,
-  type InternalTokenRefreshController,
-  type TokenRefreshController,
-} from './create-token-refresh-interceptor';
-import { TOKEN_REFRESH_CONTROLLER } from './provide-token-refresh';
+import { RuntimeError } from '../errors/runtime-error';
+import type { InternalTokenRefreshController, TokenRefreshController } from './create-token-refresh-interceptor';
+import { CONTROLLER_GATE } from './create-token-refresh-interceptor';
+import { TOKEN_REFRESH_GATE } from './provide-token-refresh';
 import type { TokenRefreshState } from './token-refresh-state';
 
 /**
  * The refresh state of this application: whether a refresh is in flight, the current token, the
- * event stream, and the eject switch. Without `controller` it is the state of the interceptor set up
- * by {@link provideTokenRefresh}; pass the controller from {@link createTokenRefreshInterceptor}
- * to read that one's. Needs an injection context unless `injector` is given.
+ * event stream, `refresh()`, `setToken()` and the eject switch. Without `controller` it is the state
+ * of the interceptor set up by {@link provideTokenRefresh} (or `provideAuth`); pass the controller
+ * from {@link createTokenRefreshInterceptor} to read that one's. Needs an injection context unless
+ * `injector` is given.
  *
  * @usageNotes
  * ```ts
@@ -27,16 +26,26 @@ export function injectTokenRefresh(options?: {
 }): TokenRefreshState {
   if (!options?.injector) assertInInjectionContext(injectTokenRefresh);
   const injector = options?.injector ?? inject(Injector);
-  return runInInjectionContext(injector, () => {
-    const controller = (options?.controller ??
-      inject(TOKEN_REFRESH_CONTROLLER, { optional: true })) as InternalTokenRefreshController | null;
-    if (typeof controller?.[CONTROLLER_GATE] !== 'function') {
-      throw new Error(
-        options?.controller
-          ? 'ngx-token-refresh: injectTokenRefresh got a controller that createTokenRefreshInterceptor did not create'
-          : 'ngx-token-refresh: injectTokenRefresh found no interceptor (add provideTokenRefresh({...}), or pass { controller })',
+  if (options?.controller) {
+    const gate = (options.controller as Partial<InternalTokenRefreshController>)[CONTROLLER_GATE];
+    if (!(gate instanceof InjectionToken)) {
+      throw new RuntimeError(
+        'UnknownController',
+        typeof ngDevMode !== 'undefined' &&
+          ngDevMode &&
+          'injectTokenRefresh got a controller that createTokenRefreshInterceptor did not create',
       );
     }
-    return controller[CONTROLLER_GATE]();
-  });
+    return injector.get(gate).state;
+  }
+  const gate = injector.get(TOKEN_REFRESH_GATE, null);
+  if (!gate) {
+    throw new RuntimeError(
+      'MissingProvider',
+      typeof ngDevMode !== 'undefined' &&
+        ngDevMode &&
+        'injectTokenRefresh found no interceptor (add provideTokenRefresh({...}) or provideAuth(), or pass { controller })',
+    );
+  }
+  return gate.state;
 }

@@ -1,19 +1,22 @@
 import { type EnvironmentProviders, InjectionToken, inject, makeEnvironmentProviders } from '@angular/core';
 
-import { type TokenRefreshController, createTokenRefreshController } from './create-token-refresh-interceptor';
+import { RuntimeError } from '../errors/runtime-error';
+import { RefreshGate } from './refresh-gate';
 import { resolveTokenRefreshOptions } from './resolve-token-refresh-options';
+import type { TokenRefreshFeature } from './token-refresh-feature';
 import type { TokenRefreshOptions } from './token-refresh-options';
+import { INTERCEPTOR_OPTIONS } from './with-interceptor-options';
 
-/** The controller registered by {@link provideTokenRefresh}; one per injector that provides it. */
-export const TOKEN_REFRESH_CONTROLLER = new InjectionToken<TokenRefreshController>(
-  typeof ngDevMode !== 'undefined' && ngDevMode ? 'TOKEN_REFRESH_CONTROLLER' : '',
+/** The gate of the interceptor registered by {@link provideTokenRefresh} in this injector. */
+export const TOKEN_REFRESH_GATE = new InjectionToken<RefreshGate>(
+  typeof ngDevMode !== 'undefined' && ngDevMode ? 'TOKEN_REFRESH_GATE' : '',
 );
 
 /**
- * Registers a token-refresh interceptor with these options, for {@link tokenRefreshInterceptor} and
- * {@link injectTokenRefresh}. Same behaviour as {@link createTokenRefreshInterceptor} (it builds on
- * it), but each application gets its own controller, so `injectTokenRefresh().eject()` affects only
- * that application.
+ * Registers a token-refresh interceptor with these options and features, for
+ * {@link tokenRefreshInterceptor} and {@link injectTokenRefresh}. Same behaviour as
+ * {@link createTokenRefreshInterceptor}, but everything, the `eject()` switch included, belongs to
+ * the application (the injector) that provides it.
  *
  * @usageNotes
  * ```ts
@@ -30,10 +33,15 @@ export const TOKEN_REFRESH_CONTROLLER = new InjectionToken<TokenRefreshControlle
  * });
  * ```
  *
- * @throws in dev mode, when an option is missing or invalid; the message names the option.
+ * @param features `withX()` features, e.g. {@link withInterceptorOptions}; each kind once.
+ * @throws in dev mode, when an option is missing or invalid, or a feature is not one; the message
+ *   names it.
  */
-export function provideTokenRefresh(options: TokenRefreshOptions): EnvironmentProviders {
-  return provideTokenRefreshFrom('provideTokenRefresh', options);
+export function provideTokenRefresh(
+  options: TokenRefreshOptions,
+  ...features: TokenRefreshFeature[]
+): EnvironmentProviders {
+  return provideTokenRefreshFrom('provideTokenRefresh', options, features);
 }
 
 /**
@@ -44,25 +52,54 @@ const TOKEN_REFRESH_REGISTRATIONS = new InjectionToken<string[]>(
   typeof ngDevMode !== 'undefined' && ngDevMode ? 'TOKEN_REFRESH_REGISTRATIONS' : '',
 );
 
-/** {@link provideTokenRefresh} on behalf of `caller` (named in the error on a double registration). */
-export function provideTokenRefreshFrom(caller: string, options: TokenRefreshOptions): EnvironmentProviders {
+/** {@link provideTokenRefresh} on behalf of `caller` (named in the errors). */
+export function provideTokenRefreshFrom(
+  caller: string,
+  options: TokenRefreshOptions,
+  features: readonly TokenRefreshFeature[],
+): EnvironmentProviders {
   // Validate now, where the stack points at the app's configuration, not at the first request.
   const resolved = resolveTokenRefreshOptions(options);
+  if (typeof ngDevMode !== 'undefined' && ngDevMode) assertValidFeatures(caller, features);
   return makeEnvironmentProviders([
     { provide: TOKEN_REFRESH_REGISTRATIONS, multi: true, useValue: caller },
     {
-      provide: TOKEN_REFRESH_CONTROLLER,
+      provide: TOKEN_REFRESH_GATE,
       useFactory: () => {
         if (typeof ngDevMode !== 'undefined' && ngDevMode) {
           const registrations = inject(TOKEN_REFRESH_REGISTRATIONS, { self: true });
           if (registrations.length > 1) {
-            throw new Error(
-              `ngx-token-refresh: the interceptor's options are registered ${registrations.length} times (${registrations.join(', ')}), and only the last would count; keep one (provideAuth already registers them)`,
+            throw new RuntimeError(
+              'DuplicateProvider',
+              `the interceptor's options are registered ${registrations.length} times (${registrations.join(', ')}), and only the last would count; keep one (provideAuth already registers them)`,
             );
           }
         }
-        return createTokenRefreshController(resolved);
+        const overrides = inject(INTERCEPTOR_OPTIONS, { self: true, optional: true });
+        // A switch of its own: eject() here affects this application only.
+        return new RefreshGate(overrides ? resolveTokenRefreshOptions({ ...options, ...overrides }) : resolved, {
+          ejected: false,
+        });
       },
     },
+    features.map((feature) => feature.ɵproviders),
   ]);
+}
+
+/** Dev mode: every feature is one made by a `withX()` function, and each kind comes once. */
+function assertValidFeatures(caller: string, features: readonly TokenRefreshFeature[]): void {
+  const kinds = new Set<string>();
+  for (const feature of features) {
+    const kind = (feature as Partial<TokenRefreshFeature> | null)?.ɵkind;
+    if (typeof kind !== 'string' || !Array.isArray(feature.ɵproviders)) {
+      throw new RuntimeError(
+        'InvalidOptions',
+        `${caller} got ${String(feature)} where a feature belongs; features are made by withX() functions such as withInterceptorOptions({...})`,
+      );
+    }
+    if (kinds.has(kind)) {
+      throw new RuntimeError('InvalidOptions', `${caller} got the feature ${kind} twice; pass each feature once`);
+    }
+    kinds.add(kind);
+  }
 }

@@ -4,14 +4,35 @@ import {
   type HttpEvent,
   type HttpHandlerFn,
   type HttpRequest,
-  type HttpResponse,
 } from '@angular/common/http';
-import { DOCUMENT, ErrorHandler, type Injector, runInInjectionContext, signal } from '@angular/core';
-import { Observable, Subject, Subscription, catchError, from, of, tap, throwError } from 'rxjs';
+import {
+  DOCUMENT,
+  DestroyRef,
+  EnvironmentInjector,
+  ErrorHandler,
+  inject,
+  runInInjectionContext,
+  signal,
+  untracked,
+} from '@angular/core';
+import {
+  BehaviorSubject,
+  EMPTY,
+  Observable,
+  Subject,
+  Subscription,
+  catchError,
+  defer,
+  filter,
+  of,
+  switchMap,
+  take,
+  tap,
+  throwError,
+} from 'rxjs';
 
-import { createTokenUrlPolicy } from './create-token-url-policy';
-import { isUsableToken } from './is-usable-token';
-import { RefreshWave } from './refresh-wave';
+import { createTokenUrlPolicy, readBaseHref } from './create-token-url-policy';
+import { RefreshCall, type RefreshResult } from './refresh-call';
 import type { ResolvedTokenRefreshOptions } from './resolve-token-refresh-options';
 import { SKIP_TOKEN_REFRESH } from './skip-token-refresh';
 import { TokenRefreshError } from './token-refresh-error';
@@ -19,342 +40,272 @@ import type { TokenRefreshEvent } from './token-refresh-event';
 import { TOKEN_REFRESH_RETRY_COUNT } from './token-refresh-retry-count';
 import type { TokenRefreshState } from './token-refresh-state';
 
-/** Switches shared by every application that uses one controller. */
-export interface GateSwitch {
-  readonly isEjected: () => boolean;
-  readonly eject: () => void;
-  readonly reinstate: () => void;
+/**
+ * How a refresh ended, as the requests waiting on it see it. A token comes with the epoch it opened,
+ * so a repeat is stamped with the token state it really carries. `own` means "give each failed
+ * request its own error back" (the app cleared the token while the refresh ran); `error` is then for
+ * callers of `refresh()`.
+ */
+type RefreshOutcome =
+  | { readonly ok: true; readonly token: string; readonly epoch: number }
+  | { readonly ok: false; readonly error: unknown; readonly own?: true };
+
+/** One request on its way through the gate. */
+interface Attempt {
+  /** The request as the caller made it. Events show this one, so they never carry a token. */
+  readonly original: HttpRequest<unknown>;
+  /** What goes out before the token is written: the original, or a copy counting the repeats. */
+  readonly request: HttpRequest<unknown>;
+  readonly next: HttpHandlerFn;
+  /** How often the request has been repeated so far. */
+  readonly retries: number;
+}
+
+/** Turns the interceptor into a pass-through. One per application, or one per controller. */
+export interface EjectSwitch {
+  ejected: boolean;
 }
 
 /**
- * The refresh lock, queue and current token of one controller in one application. Created and
- * destroyed with the application's root injector, so applications never share a refresh.
+ * The refresh lock, queue and current token of one application (created in, and ended with, its
+ * root or environment injector), read top to bottom as the lock and request tables of the design.
  *
- * Each refresh is a {@link RefreshWave} that requests failing while it runs wait on. Unlike the usual
- * `BehaviorSubject<string | null>` pattern, the wave carries failures too (so waiters never hang),
- * the refresh is subscribed by the gate and not by the request that started it (so cancelling that
- * request cannot cancel the refresh), releasing N waiters costs O(N), and an epoch counter
- * recognises 401s that belong to a token replaced in the meantime.
+ * Each refresh is a `BehaviorSubject` of its outcome: `null` while in flight, then the token with its
+ * epoch, or the failure, so no waiter ever hangs. Held and queued requests wait on it with
+ * `filter` / `take(1)` / `switchMap`; one that starts waiting after the refresh settled (a refresh
+ * can answer synchronously) gets the outcome replayed. The gate, not the request that started it,
+ * subscribes to the refresh call, so cancelling that request never cancels the refresh. The epoch
+ * counts token changes, so a 401 for an older token is repeated instead of refreshing again.
  */
-export class RefreshGate implements TokenRefreshState {
+export class RefreshGate {
   readonly #refreshing = signal(false);
-  readonly #currentToken = signal<string | null>(null);
-  readonly #eventSubject = new Subject<TokenRefreshEvent>();
-
-  readonly isRefreshing = this.#refreshing.asReadonly();
-  readonly token = this.#currentToken.asReadonly();
-  readonly events = this.#eventSubject.asObservable();
-
+  readonly #token = signal<string | null>(null);
+  readonly #events = new Subject<TokenRefreshEvent>();
   /** The refresh in flight, or `null` when idle. */
-  #wave: RefreshWave | null = null;
-  #waveSubscription: Subscription | null = null;
-  /** Plain copy of the token: signal reads inside an `effect` would make it track the interceptor. */
-  #tokenValue: string | null = null;
-  /** Bumped whenever the token changes, so a request knows whether its 401 is about an older token. */
+  #inFlight: BehaviorSubject<RefreshOutcome | null> | null = null;
+  #call = Subscription.EMPTY;
   #epoch = 0;
-  /** Above 0 while `refreshApiCall` runs: requests arriving then are the refresh call itself. */
-  #refreshCallDepth = 0;
-  readonly #isAllowedUrl: (url: string) => boolean;
-  readonly #errorHandler: ErrorHandler | null;
+  #isAllowedUrl: ((url: string) => boolean) | undefined;
   readonly #warnedOrigins = new Set<string>();
+  readonly #injector = inject(EnvironmentInjector);
+  readonly #errorHandler = inject(ErrorHandler, { optional: true });
+  readonly #refreshCall: RefreshCall;
 
-  readonly #options: ResolvedTokenRefreshOptions;
-  readonly #switches: GateSwitch;
-  readonly #injector: Injector;
+  /** What `injectTokenRefresh()` hands out. */
+  readonly state: TokenRefreshState = {
+    isRefreshing: this.#refreshing.asReadonly(),
+    token: this.#token.asReadonly(),
+    events: this.#events.asObservable(),
+    refresh: () => this.refresh(),
+    setToken: (token) => this.setToken(token),
+    eject: () => void (this.ejectSwitch.ejected = true),
+    reinstate: () => void (this.ejectSwitch.ejected = false),
+  };
 
-  constructor(options: ResolvedTokenRefreshOptions, switches: GateSwitch, injector: Injector) {
-    this.#options = options;
-    this.#switches = switches;
-    this.#injector = injector;
-    // baseURI is what relative request URLs resolve against (it honours <base href>).
-    const document = injector.get(DOCUMENT, null);
-    this.#isAllowedUrl = createTokenUrlPolicy(options.allowedOrigins, document?.baseURI || document?.location?.href);
-    this.#errorHandler = injector.get(ErrorHandler, null);
+  /** Needs an injection context: the gate lives as long as the injector that creates it. */
+  constructor(
+    readonly options: ResolvedTokenRefreshOptions,
+    readonly ejectSwitch: EjectSwitch,
+  ) {
+    this.#refreshCall = new RefreshCall(options, this.#injector);
+    inject(DestroyRef).onDestroy(() => this.#destroy());
   }
 
   intercept(request: HttpRequest<unknown>, next: HttpHandlerFn): Observable<HttpEvent<unknown>> {
     // has() first: get() would store the default in every request's context.
     const context = request.context;
-    if (this.#refreshCallDepth > 0 || (context.has(SKIP_TOKEN_REFRESH) && context.get(SKIP_TOKEN_REFRESH))) {
+    if (
+      this.ejectSwitch.ejected ||
+      this.#refreshCall.isSending ||
+      (context.has(SKIP_TOKEN_REFRESH) && context.get(SKIP_TOKEN_REFRESH))
+    ) {
       return next(request);
     }
-    if (!this.#isAllowedUrl(request.url)) {
+    if (!this.#allows(request.url)) {
       return typeof ngDevMode !== 'undefined' && ngDevMode
-        ? next(request).pipe(tap({ error: warnUnmanaged(request, this.#options.statusCodes, this.#warnedOrigins) }))
+        ? next(request).pipe(tap({ error: warnUnmanaged(request, this.options.statusCodes, this.#warnedOrigins) }))
         : next(request);
     }
-    const arrivalEpoch = this.#epoch;
-    const wave = this.#wave;
-    if (wave) {
-      // The token this request would carry is known to be rejected: wait for the new one instead of
-      // paying a round trip for a certain 401. After a failed refresh it goes out unchanged (it may
-      // not need a token at all) and keeps its arrival epoch, so its 401 then ends at the caller
-      // without another refresh.
-      this.#emit({ type: 'requestHeld', request });
-      return wave.wait((outcome) =>
-        outcome.ok
-          ? this.#send(this.#options.setAuthHeader(request, outcome.token), request, next, 0, outcome.epoch)
-          : this.#send(request, request, next, 0, arrivalEpoch),
-      );
-    }
-    const token = this.#tokenValue;
-    const outgoing =
-      this.#options.attachToken && token !== null ? this.#options.setAuthHeader(request, token) : request;
-    return this.#send(outgoing, request, next, 0, arrivalEpoch);
+    const attempt: Attempt = { original: request, request, next, retries: 0 };
+    const arrival = this.#epoch;
+    const inFlight = this.#inFlight;
+    if (!inFlight) return this.#send(attempt, this.options.attachToken ? untracked(this.#token) : null, arrival);
+    // Its token is known to be rejected: wait for the new one instead of paying for a certain 401.
+    // After a failed refresh it goes out as it came (it may need no token) with its arrival epoch,
+    // so a 401 then reaches the caller without another refresh.
+    this.#emit({ type: 'requestHeld', request });
+    return this.#wait(inFlight, (outcome) =>
+      outcome.ok ? this.#send(attempt, outcome.token, outcome.epoch) : this.#send(attempt, null, arrival),
+    );
   }
 
   refresh(): Observable<string> {
-    // Lazy like every Observable: the refresh starts (or is joined) on subscription.
-    return new Observable<string>((subscriber) => {
-      (this.#wave ?? this.#startRefresh(null))
-        .wait((outcome) => (outcome.ok ? of(outcome.token) : throwError(() => outcome.error)))
-        .subscribe(subscriber);
-    });
-  }
-
-  setToken(token: string | null): void {
-    const wave = this.#wave;
-    this.#updateToken(token);
-    if (!wave) return;
-    // The app decided (a login, a logout) while a refresh ran: its answer no longer matters. End it
-    // without callbacks; waiters repeat with the app's token, or get their own error after a logout.
-    this.#unlock(wave);
-    this.#release(wave, token);
-  }
-
-  eject(): void {
-    this.#switches.eject();
-  }
-
-  reinstate(): void {
-    this.#switches.reinstate();
-  }
-
-  /** Ends a refresh in flight when the application is destroyed, so no caller is left waiting. */
-  destroy(): void {
-    const wave = this.#wave;
-    if (wave) {
-      this.#unlock(wave);
-      wave.settle({
-        ok: false,
-        error: new TokenRefreshError(
-          'Destroyed',
-          typeof ngDevMode !== 'undefined' && ngDevMode
-            ? 'the application was destroyed while the refresh was in flight'
-            : undefined,
-        ),
-      });
-    }
-    this.#eventSubject.complete();
-  }
-
-  /**
-   * Sends `request` and handles its failure. `original` is the request as the caller made it (events
-   * show that one, so they never carry a token), `sentEpoch` the token state `request` was sent in.
-   */
-  #send(
-    request: HttpRequest<unknown>,
-    original: HttpRequest<unknown>,
-    next: HttpHandlerFn,
-    retries: number,
-    sentEpoch: number,
-  ): Observable<HttpEvent<unknown>> {
-    return next(request).pipe(
-      catchError((error: unknown) =>
-        error instanceof HttpErrorResponse &&
-        retries < this.#options.maxRetryCount &&
-        this.#options.statusCodes.includes(error.status) &&
-        !this.#switches.isEjected()
-          ? this.#recover(request, original, next, retries, sentEpoch, error)
-          : throwError(() => error),
+    return defer(() =>
+      this.#wait(this.#inFlight ?? this.#start(null), (outcome) =>
+        outcome.ok ? of(outcome.token) : throwError(() => outcome.error),
       ),
     );
   }
 
-  #recover(
-    request: HttpRequest<unknown>,
-    original: HttpRequest<unknown>,
-    next: HttpHandlerFn,
-    retries: number,
-    sentEpoch: number,
-    error: HttpErrorResponse,
-  ): Observable<HttpEvent<unknown>> {
-    if (!this.#wave && this.#epoch !== sentEpoch) {
+  setToken(token: string | null): void {
+    const inFlight = this.#inFlight;
+    this.#setCurrentToken(token);
+    if (!inFlight) return;
+    // The app decided (a login, a logout) while a refresh ran: its answer no longer matters. End it
+    // without callbacks; waiters repeat with the app's token, or get their own error after a logout.
+    this.#unlock();
+    this.#release(inFlight, token);
+  }
+
+  /** `request` with `token` written by `setAuthHeader`, if its URL may carry a token; else unchanged. */
+  withToken(request: HttpRequest<unknown>, token: string): HttpRequest<unknown> {
+    return this.#allows(request.url) ? this.options.setAuthHeader(request, token) : request;
+  }
+
+  /** Sends `attempt` with `token` (none for `null`); `epoch` is the token state it goes out in. */
+  #send(attempt: Attempt, token: string | null, epoch: number): Observable<HttpEvent<unknown>> {
+    const request = token === null ? attempt.request : this.options.setAuthHeader(attempt.request, token);
+    return attempt
+      .next(request)
+      .pipe(
+        catchError((error: unknown) =>
+          error instanceof HttpErrorResponse &&
+          attempt.retries < this.options.maxRetryCount &&
+          this.options.statusCodes.includes(error.status) &&
+          !this.ejectSwitch.ejected
+            ? this.#recover(attempt, epoch, error)
+            : throwError(() => error),
+        ),
+      );
+  }
+
+  #recover(attempt: Attempt, sentEpoch: number, error: HttpErrorResponse): Observable<HttpEvent<unknown>> {
+    if (!this.#inFlight && this.#epoch !== sentEpoch) {
       // The token changed after this request left, so its 401 is about an older token: repeat it
       // with the current one, or, if the last refresh failed (no token), let the caller have it.
-      const token = this.#tokenValue;
-      return token !== null
-        ? this.#retry(request, original, next, retries, token, this.#epoch)
-        : throwError(() => error);
+      const token = untracked(this.#token);
+      return token !== null ? this.#repeat(attempt, token, this.#epoch) : throwError(() => error);
     }
-    this.#emit({ type: 'requestQueued', request: original, status: error.status });
-    const wave = this.#wave ?? this.#startRefresh(original);
-    return wave.wait((outcome) =>
+    this.#emit({ type: 'requestQueued', request: attempt.original, status: error.status });
+    return this.#wait(this.#inFlight ?? this.#start(attempt.original), (outcome) =>
       outcome.ok
-        ? this.#retry(request, original, next, retries, outcome.token, outcome.epoch)
+        ? this.#repeat(attempt, outcome.token, outcome.epoch)
         : throwError(() => (outcome.own ? error : outcome.error)),
     );
   }
 
-  #retry(
-    request: HttpRequest<unknown>,
-    original: HttpRequest<unknown>,
-    next: HttpHandlerFn,
-    retries: number,
-    token: string,
-    epoch: number,
-  ): Observable<HttpEvent<unknown>> {
-    const attempt = retries + 1;
+  #repeat(attempt: Attempt, token: string, epoch: number): Observable<HttpEvent<unknown>> {
+    const retries = attempt.retries + 1;
     // A fresh context: the caller's context object may be shared with other requests.
     const context = new HttpContext();
-    for (const key of request.context.keys()) context.set(key, request.context.get(key));
-    context.set(TOKEN_REFRESH_RETRY_COUNT, attempt);
-    this.#emit({ type: 'requestRetried', request: original, attempt });
-    return this.#send(this.#options.setAuthHeader(request.clone({ context }), token), original, next, attempt, epoch);
+    for (const key of attempt.original.context.keys()) context.set(key, attempt.original.context.get(key));
+    context.set(TOKEN_REFRESH_RETRY_COUNT, retries);
+    this.#emit({ type: 'requestRetried', request: attempt.original, attempt: retries });
+    return this.#send({ ...attempt, request: attempt.original.clone({ context }), retries }, token, epoch);
   }
 
-  #startRefresh(trigger: HttpRequest<unknown> | null): RefreshWave {
-    // A wave of its own per refresh, so a new refresh started from inside the release of the
-    // previous one (a repeat failing again at once) can never hand its outcome to older waiters.
-    const wave = new RefreshWave();
-    // Owned here, not by the triggering request: unsubscribing that request never cancels the refresh.
-    const subscription = new Subscription();
-    this.#wave = wave;
-    this.#waveSubscription = subscription;
+  /** Waits for `inFlight` to settle, then goes on with `then(outcome)`. */
+  #wait<T>(
+    inFlight: BehaviorSubject<RefreshOutcome | null>,
+    then: (outcome: RefreshOutcome) => Observable<T>,
+  ): Observable<T> {
+    return new Observable<T>((subscriber) =>
+      inFlight
+        .pipe(
+          filter((outcome) => outcome !== null),
+          take(1),
+          // Gone already, though not yet unsubscribed here: a finalizer of the caller's, run before
+          // ours, settled the refresh (a login on cancel). A caller that left sends nothing.
+          switchMap((outcome) => (subscriber.closed ? EMPTY : then(outcome))),
+        )
+        .subscribe(subscriber),
+    );
+  }
+
+  #start(trigger: HttpRequest<unknown> | null): BehaviorSubject<RefreshOutcome | null> {
+    // A subject of its own per refresh, so a refresh started from inside the release of the previous
+    // one (a repeat failing again at once) can never hand its outcome to older waiters.
+    const inFlight = new BehaviorSubject<RefreshOutcome | null>(null);
+    const call = new Subscription();
+    this.#inFlight = inFlight;
+    this.#call = call;
     this.#refreshing.set(true);
     this.#emit({ type: 'refreshStarted', request: trigger });
-
-    const settle = (
-      result: { ok: true; token: string; response: HttpResponse<unknown> } | { ok: false; error: unknown },
-    ) => {
-      if (subscription.closed) return;
-      subscription.unsubscribe();
-      this.#finish(wave, result);
-    };
-
-    const { refreshTimeout } = this.#options;
-    if (refreshTimeout !== Infinity) {
-      const timer = setTimeout(
-        () =>
-          settle({
-            ok: false,
-            error: new TokenRefreshError(
-              'Timeout',
-              typeof ngDevMode !== 'undefined' && ngDevMode
-                ? `the refresh took longer than ${refreshTimeout} ms`
-                : undefined,
-            ),
-          }),
-        refreshTimeout,
-      );
-      subscription.add(() => clearTimeout(timer));
-    }
-
-    this.#refreshCallDepth++;
-    try {
-      subscription.add(
-        from(runInInjectionContext(this.#injector, this.#options.refreshApiCall)).subscribe({
-          next: (response) => settle(this.#readToken(response)),
-          error: (error: unknown) => settle({ ok: false, error }),
-          complete: () =>
-            settle({
-              ok: false,
-              error: new TokenRefreshError(
-                'NoResponse',
-                typeof ngDevMode !== 'undefined' && ngDevMode
-                  ? 'refreshApiCall completed without a response'
-                  : undefined,
-              ),
-            }),
-        }),
-      );
-    } catch (error) {
-      settle({ ok: false, error });
-    } finally {
-      this.#refreshCallDepth--;
-    }
-    return wave;
+    call.add(this.#refreshCall.run().subscribe((result) => this.#finish(inFlight, result)));
+    return inFlight;
   }
 
-  #readToken(
-    response: HttpResponse<unknown>,
-  ): { ok: true; token: string; response: HttpResponse<unknown> } | { ok: false; error: unknown } {
-    let token: unknown;
-    try {
-      token = this.#options.extractToken(response);
-    } catch (error) {
-      return { ok: false, error };
-    }
-    if (isUsableToken(token)) return { ok: true, token, response };
-    return {
-      ok: false,
-      error: new TokenRefreshError(
-        'InvalidToken',
-        typeof ngDevMode !== 'undefined' && ngDevMode
-          ? `extractToken returned ${describeNonToken(token)} instead of a token`
-          : undefined,
-      ),
-    };
-  }
-
-  #finish(
-    wave: RefreshWave,
-    result: { ok: true; token: string; response: HttpResponse<unknown> } | { ok: false; error: unknown },
-  ): void {
-    // A refresh that answers synchronously ends inside refreshApiCall; what follows (callbacks and
-    // repeats) is not part of the refresh call and must go through the interceptor as usual.
-    const depth = this.#refreshCallDepth;
-    this.#refreshCallDepth = 0;
-    try {
-      this.#unlock(wave);
-      this.#updateToken(result.ok ? result.token : null);
-      // Callbacks run before the queue is released: a token stored by onRefreshSuccess is in place
-      // for the repeats, and onRefreshFailure can clear the session before callers see their errors.
-      if (result.ok) {
-        this.#emit({ type: 'refreshSucceeded' });
-        this.#notify(() => this.#options.onRefreshSuccess?.(result.token, result.response));
-        // The token as it is now: a callback may have replaced it through setToken (which also moves
-        // the epoch on), or cleared it, and then the waiters must not repeat with the refreshed one.
-        this.#release(wave, this.#tokenValue);
-      } else {
-        this.#emit({ type: 'refreshFailed', error: result.error });
-        this.#notify(() => this.#options.onRefreshFailure?.(result.error));
-        wave.settle(result);
-      }
-    } finally {
-      this.#refreshCallDepth = depth;
+  #finish(inFlight: BehaviorSubject<RefreshOutcome | null>, result: RefreshResult): void {
+    this.#unlock();
+    this.#setCurrentToken(result.ok ? result.token : null);
+    // Callbacks run before the queue is released: a token stored by onRefreshSuccess is in place
+    // for the repeats, and onRefreshFailure can clear the session before callers see their errors.
+    if (result.ok) {
+      this.#emit({ type: 'refreshSucceeded' });
+      this.#notify(() => this.options.onRefreshSuccess?.(result.token, result.response));
+      // The token as it is now: a callback may have replaced it through setToken (which also moves
+      // the epoch on), or cleared it, and then the waiters must not repeat with the refreshed one.
+      this.#release(inFlight, untracked(this.#token));
+    } else {
+      this.#emit({ type: 'refreshFailed', error: result.error });
+      this.#notify(() => this.options.onRefreshFailure?.(result.error));
+      inFlight.next(result);
     }
   }
 
-  /** Releases the waiters of `wave` with `token`, or, for `null` (a logout), with their own errors. */
-  #release(wave: RefreshWave, token: string | null): void {
-    wave.settle(
+  /** Releases the waiters of `inFlight` with `token`, or, for `null` (a logout), with their own errors. */
+  #release(inFlight: BehaviorSubject<RefreshOutcome | null>, token: string | null): void {
+    inFlight.next(
       token !== null
         ? { ok: true, token, epoch: this.#epoch }
         : {
             ok: false,
             error: new TokenRefreshError(
               'Cancelled',
-              typeof ngDevMode !== 'undefined' && ngDevMode ? 'setToken(null) ended the refresh' : undefined,
+              typeof ngDevMode !== 'undefined' && ngDevMode && 'setToken(null) ended the refresh',
             ),
             own: true,
           },
     );
   }
 
-  /** Frees the lock held by `wave`, so the next 401 starts a new refresh. */
-  #unlock(wave: RefreshWave): void {
-    if (this.#wave !== wave) return;
-    this.#wave = null;
-    this.#waveSubscription?.unsubscribe();
-    this.#waveSubscription = null;
+  /** Frees the lock, so the next 401 starts a new refresh, and drops the refresh call in flight. */
+  #unlock(): void {
+    this.#inFlight = null;
+    this.#call.unsubscribe();
     this.#refreshing.set(false);
   }
 
-  #updateToken(token: string | null): void {
-    this.#tokenValue = token;
-    this.#currentToken.set(token);
+  #setCurrentToken(token: string | null): void {
+    this.#token.set(token);
     this.#epoch++;
+  }
+
+  #allows(url: string): boolean {
+    // Resolved on first use, not at creation: a server DOM may not have the document ready, or at all.
+    this.#isAllowedUrl ??= createTokenUrlPolicy(
+      this.options.allowedOrigins,
+      readBaseHref(this.#injector.get(DOCUMENT, null)),
+    );
+    return this.#isAllowedUrl(url);
+  }
+
+  /** Ends a refresh in flight when the application is destroyed, so no caller is left waiting. */
+  #destroy(): void {
+    const inFlight = this.#inFlight;
+    if (inFlight) {
+      this.#unlock();
+      inFlight.next({
+        ok: false,
+        error: new TokenRefreshError(
+          'Destroyed',
+          typeof ngDevMode !== 'undefined' &&
+            ngDevMode &&
+            'the application was destroyed while the refresh was in flight',
+        ),
+      });
+    }
+    this.#events.complete();
   }
 
   /** A throwing callback is the app's bug: report it, but never let it strand the queue. */
@@ -368,7 +319,7 @@ export class RefreshGate implements TokenRefreshState {
   }
 
   #emit(event: TokenRefreshEvent): void {
-    if (this.#eventSubject.observed) this.#eventSubject.next(event);
+    if (this.#events.observed) this.#events.next(event);
   }
 }
 
@@ -396,10 +347,4 @@ function warnUnmanaged(
         `go there. Add its origin to allowedOrigins if it should (https only, or http on localhost).`,
     );
   };
-}
-
-/** Dev mode: what `extractToken` returned instead of a token, for the error message. */
-function describeNonToken(token: unknown): string {
-  if (typeof token !== 'string') return String(token);
-  return token === '' ? 'an empty string' : 'a string with spaces or control characters';
 }

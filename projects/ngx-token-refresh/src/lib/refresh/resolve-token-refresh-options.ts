@@ -1,6 +1,7 @@
 import type { HttpRequest, HttpResponse } from '@angular/common/http';
 import type { ObservableInput } from 'rxjs';
 
+import { RuntimeError } from '../errors/runtime-error';
 import { isSecureTokenUrl } from './create-token-url-policy';
 import type { TokenRefreshOptions } from './token-refresh-options';
 
@@ -26,7 +27,7 @@ const setBearerToken = (request: HttpRequest<unknown>, token: string) =>
  * error that names the option and the fix.
  */
 export function resolveTokenRefreshOptions(options: TokenRefreshOptions): ResolvedTokenRefreshOptions {
-  if (typeof ngDevMode !== 'undefined' && ngDevMode) assertValidOptions(options);
+  if (typeof ngDevMode !== 'undefined' && ngDevMode) assertValidOptions(options, null);
   return {
     refreshApiCall: options.refreshApiCall,
     extractToken: options.extractToken,
@@ -41,17 +42,23 @@ export function resolveTokenRefreshOptions(options: TokenRefreshOptions): Resolv
   };
 }
 
-function assertValidOptions(options: TokenRefreshOptions): void {
+/**
+ * Dev mode: throws for an option that is missing or has the wrong type, naming it and the fix.
+ * `feature` names the `withX()` function checked, whose options are all optional; `null` checks the
+ * complete options of `createTokenRefreshInterceptor` or `provideTokenRefresh`.
+ */
+export function assertValidOptions(options: Partial<TokenRefreshOptions>, feature: string | null): void {
   const fail = (problem: string) => {
-    throw new Error(
-      `ngx-token-refresh: ${problem} (check the options of createTokenRefreshInterceptor, provideTokenRefresh, or provideAuth's interceptor)`,
+    throw new RuntimeError(
+      'InvalidOptions',
+      `${problem} (check the options of ${feature ?? 'createTokenRefreshInterceptor or provideTokenRefresh'})`,
     );
   };
   if (typeof options !== 'object' || options === null)
-    fail('options must be an object with refreshApiCall and extractToken');
-  if (typeof options.refreshApiCall !== 'function')
+    fail(feature ? 'options must be an object' : 'options must be an object with refreshApiCall and extractToken');
+  if (!feature && typeof options.refreshApiCall !== 'function')
     fail('refreshApiCall is required: a function returning the refresh response');
-  if (typeof options.extractToken !== 'function')
+  if (!feature && typeof options.extractToken !== 'function')
     fail('extractToken is required: a function reading the new token from the refresh response');
   for (const name of ['setAuthHeader', 'onRefreshSuccess', 'onRefreshFailure'] as const) {
     if (options[name] !== undefined && typeof options[name] !== 'function') fail(`${name} must be a function`);

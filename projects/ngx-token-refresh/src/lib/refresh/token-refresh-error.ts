@@ -1,3 +1,5 @@
+import { formatRuntimeError } from '../errors/runtime-error';
+
 /**
  * Why a refresh failed for a reason of the interceptor's own; failures of the refresh request
  * itself reach callers as the very error object `refreshApiCall` produced.
@@ -31,10 +33,13 @@ export class TokenRefreshError extends Error {
   constructor(
     /** Stable reason of the failure. */
     readonly code: TokenRefreshErrorCode,
-    /** What happened, for people. The library passes it in dev mode only (bytes in production). */
-    message?: string,
+    /**
+     * What happened, for people; without it the message is the code. The library passes it in dev
+     * mode only (bytes in production).
+     */
+    message?: string | false | null,
     options?: { cause?: unknown },
   ) {
-    super(`ngx-token-refresh: ${message ?? code}`, options);
+    super(formatRuntimeError(code, message), options);
   }
 }

@@ -1,13 +1,15 @@
 import type { HttpInterceptorFn } from '@angular/common/http';
 import { inject } from '@angular/core';
 
-import { TOKEN_REFRESH_CONTROLLER } from './provide-token-refresh';
+import { RuntimeError } from '../errors/runtime-error';
+import { TOKEN_REFRESH_GATE } from './provide-token-refresh';
 
 /**
- * The interceptor configured by {@link provideTokenRefresh}. Order in `withInterceptors`: URL
- * rewriters (a base-URL prefixer) before it, since it judges by the URL it receives where a token
- * may go; logging after it, since it repeats requests with `next()` and only the interceptors after
- * it see the repeats. Nothing after it may change the URL or replace `HttpErrorResponse`s.
+ * The interceptor configured by {@link provideTokenRefresh} (or `provideAuth`). Order in
+ * `withInterceptors`: URL rewriters (a base-URL prefixer) before it, since it judges by the URL it
+ * receives where a token may go; logging after it, since it repeats requests with `next()` and only
+ * the interceptors after it see the repeats. Nothing after it may change the URL or replace
+ * `HttpErrorResponse`s.
  *
  * @usageNotes
  * ```ts
@@ -15,11 +17,14 @@ import { TOKEN_REFRESH_CONTROLLER } from './provide-token-refresh';
  * ```
  */
 export const tokenRefreshInterceptor: HttpInterceptorFn = (request, next) => {
-  const controller = inject(TOKEN_REFRESH_CONTROLLER, { optional: true });
-  if (!controller) {
-    throw new Error(
-      'ngx-token-refresh: tokenRefreshInterceptor has no options (add provideTokenRefresh({...}) to the providers of the injector that provides HttpClient)',
+  const gate = inject(TOKEN_REFRESH_GATE, { optional: true });
+  if (!gate) {
+    throw new RuntimeError(
+      'MissingProvider',
+      typeof ngDevMode !== 'undefined' &&
+        ngDevMode &&
+        'tokenRefreshInterceptor has no options (add provideTokenRefresh({...}) or provideAuth() to the providers of the injector that provides HttpClient)',
     );
   }
-  return controller.interceptor(request, next);
+  return gate.intercept(request, next);
 };

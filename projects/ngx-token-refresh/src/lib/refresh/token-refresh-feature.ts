@@ -1,0 +1,29 @@
+import type { Provider } from '@angular/core';
+
+/**
+ * The kinds of {@link TokenRefreshFeature}. Each kind may be given once to one provider call.
+ */
+export type TokenRefreshFeatureKind = 'InterceptorOptions';
+
+/**
+ * A feature of the token-refresh interceptor, made by a `withX()` function and passed to
+ * `provideTokenRefresh(options, ...features)` or `provideAuth(config, ...features)`. Opaque: its
+ * fields are the library's own. A feature an application does not pass costs it nothing.
+ *
+ * @usageNotes
+ * ```ts
+ * provideAuth({ onSessionExpired: navigateToLogin }, withInterceptorOptions({ allowedOrigins: ['https://api.example.com'] }));
+ * ```
+ */
+export interface TokenRefreshFeature<KindT extends TokenRefreshFeatureKind = TokenRefreshFeatureKind> {
+  readonly ɵkind: KindT;
+  readonly ɵproviders: Provider[];
+}
+
+/** Builds a feature (the shape of Angular's `HttpFeature`). */
+export function makeTokenRefreshFeature<KindT extends TokenRefreshFeatureKind>(
+  kind: KindT,
+  providers: Provider[],
+): TokenRefreshFeature<KindT> {
+  return { ɵkind: kind, ɵproviders: providers };
+}
