@@ -1,12 +1,11 @@
 import { provideHttpClient, withInterceptors } from '@angular/common/http';
 import {
   type ApplicationConfig,
-  inject,
   provideBrowserGlobalErrorListeners,
   provideZonelessChangeDetection,
 } from '@angular/core';
-import { Router, provideRouter, withComponentInputBinding } from '@angular/router';
-import { provideAuth, provideUsersApi, tokenRefreshInterceptor } from 'ngx-token-refresh';
+import { provideRouter, withComponentInputBinding } from '@angular/router';
+import { navigateToLogin, provideAuth, provideUsersApi, tokenRefreshInterceptor } from 'ngx-token-refresh';
 
 import { routes } from './app.routes';
 import { backendInterceptors, provideBackend } from './backend-providers';
@@ -34,14 +33,9 @@ export const appConfig: ApplicationConfig = {
     ),
     // demo: the in-memory backend; must come after provideHttpClient
     provideBackend(),
-    provideAuth({
-      baseUrl: '/auth',
-      loginPath: '/login',
-      onSessionExpired: () => {
-        const router = inject(Router);
-        void router.navigate(['/login'], { queryParams: { reason: 'expired', returnUrl: router.url } });
-      },
-    }),
+    // The login page reads navigateToLogin's ?reason=expired (an input, by withComponentInputBinding)
+    // to say that the session has ended.
+    provideAuth({ baseUrl: '/auth', loginPath: '/login', onSessionExpired: navigateToLogin }),
     provideUsersApi({ baseUrl: '/api', version: 1 }),
   ],
 };

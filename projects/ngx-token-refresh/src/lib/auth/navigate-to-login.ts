@@ -1,35 +1,48 @@
 import { ErrorHandler, inject } from '@angular/core';
 import { Router } from '@angular/router';
 
+import type { ApiError } from '../errors/api-error';
 import { AUTH_CONFIG } from './auth-config';
 
 /**
  * An `onSessionExpired` for {@link provideAuth}: sends people to `loginPath`, with
- * `?returnUrl=<the current URL>` so the login page can bring them back. Does nothing in an app
+ * `?returnUrl=<the current URL>` (left out on `/`) so the login page can bring them back. Called with
+ * the `ApiError` of the failed refresh, as `onSessionExpired` calls it, it also adds `?reason=expired`,
+ * so the login page can say why it is shown ("your session has ended, please sign in again") rather
+ * than look like a first visit. Called with no argument, it adds no reason. Does nothing in an app
  * without routes. A function of its own, not `provideAuth`'s default, so an app that does not route
- * never ships the router for it. Needs an injection context (`onSessionExpired` runs in one).
+ * never ships the router for it. Needs an injection context (`onSessionExpired` runs in one); a
+ * navigation that fails is reported to the `ErrorHandler`.
+ *
+ * @param error the error that ended the session; with one, the URL carries `reason=expired`.
+ *   Default: none (no `reason`).
  *
  * @usageNotes
  * ```ts
  * provideAuth({ baseUrl: '/auth', loginPath: '/login', onSessionExpired: navigateToLogin });
  *
- * // or as part of your own handler:
+ * // or as part of your own handler (pass the error on to keep the reason):
  * provideAuth({
  *   onSessionExpired: (error) => {
  *     inject(Toasts).show(error.message);
- *     navigateToLogin();
+ *     navigateToLogin(error);
  *   },
  * });
+ *
+ * // the login page, with provideRouter(routes, withComponentInputBinding()):
+ * readonly reason = input<string>(); // 'expired' after a failed refresh
+ * readonly returnUrl = input<string>(); // go there with safeReturnUrl(this.returnUrl(), '/')
  * ```
  */
-export function navigateToLogin(): void {
+export function navigateToLogin(error?: ApiError): void {
   const router = inject(Router);
   // The Router exists even in apps without routes; only an app with routes has a login page to show.
   if (router.config.length === 0) return;
   const { loginPath } = inject(AUTH_CONFIG);
   const errorHandler = inject(ErrorHandler);
   const returnUrl = router.url;
-  router
-    .navigate([loginPath], returnUrl && returnUrl !== '/' ? { queryParams: { returnUrl } } : {})
-    .catch((error: unknown) => errorHandler.handleError(error));
+  const queryParams: Record<string, string> = {};
+  if (error !== undefined) queryParams['reason'] = 'expired';
+  if (returnUrl && returnUrl !== '/') queryParams['returnUrl'] = returnUrl;
+  router.navigate([loginPath], { queryParams }).catch((failure: unknown) => errorHandler.handleError(failure));
 }

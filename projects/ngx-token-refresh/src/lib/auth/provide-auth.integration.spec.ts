@@ -1,6 +1,6 @@
 import { provideHttpClient, withInterceptors } from '@angular/common/http';
 import { HttpTestingController, type TestRequest, provideHttpClientTesting } from '@angular/common/http/testing';
-import { Component, inject } from '@angular/core';
+import { Component, ErrorHandler, type Provider, inject } from '@angular/core';
 import { TestBed } from '@angular/core/testing';
 import { Router, type Routes, provideRouter } from '@angular/router';
 import {
@@ -117,7 +117,7 @@ describe('provideAuth in an application', () => {
       }
     });
 
-    it('with navigateToLogin, navigates to /login?returnUrl=<the current URL>', async () => {
+    it('with navigateToLogin, navigates to /login?reason=expired&returnUrl=<the current URL>', async () => {
       const { auth, users, httpTesting, router } = setup({ onSessionExpired: navigateToLogin });
       signIn(auth, httpTesting);
       expect(await router.navigateByUrl('/users?page=2')).toBe(true);
@@ -126,7 +126,61 @@ describe('provideAuth in an application', () => {
       failRefresh(httpTesting, [`${USERS}?page=2`]);
       await macrotask();
 
-      expect(router.url).toBe('/login?returnUrl=%2Fusers%3Fpage%3D2');
+      expect(router.url).toBe('/login?reason=expired&returnUrl=%2Fusers%3Fpage%3D2');
+    });
+
+    it('with navigateToLogin, gives the reason but no returnUrl when the current URL is /', async () => {
+      const { auth, users, httpTesting, router } = setup({ onSessionExpired: navigateToLogin });
+      signIn(auth, httpTesting);
+      expect(router.url).toBe('/');
+      track(users.list());
+
+      failRefresh(httpTesting);
+      await macrotask();
+
+      expect(router.url).toBe('/login?reason=expired');
+    });
+
+    it('with navigateToLogin() called without the error, from an own handler, gives no reason', async () => {
+      const { auth, users, httpTesting, router } = setup({ onSessionExpired: () => navigateToLogin() });
+      signIn(auth, httpTesting);
+      expect(await router.navigateByUrl('/users')).toBe(true);
+      track(users.list());
+
+      failRefresh(httpTesting);
+      await macrotask();
+
+      expect(router.url).toBe('/login?returnUrl=%2Fusers');
+    });
+
+    it('with navigateToLogin, reports to the ErrorHandler a navigation to the login page that fails', async () => {
+      const handleError = jest.fn();
+      const guardError = new Error('the login page cannot be shown');
+      const { auth, users, httpTesting, router } = setup(
+        { onSessionExpired: navigateToLogin },
+        [
+          {
+            path: 'login',
+            component: Page,
+            canActivate: [
+              () => {
+                throw guardError;
+              },
+            ],
+          },
+          { path: 'users', component: Page },
+        ],
+        [{ provide: ErrorHandler, useValue: { handleError } }],
+      );
+      signIn(auth, httpTesting);
+      expect(await router.navigateByUrl('/users')).toBe(true);
+      track(users.list());
+
+      failRefresh(httpTesting);
+      await macrotask();
+
+      expect(handleError).toHaveBeenCalledWith(guardError);
+      expect(router.url).toBe('/users');
     });
 
     it('with navigateToLogin, sends the user to /login also when it fails during a navigation (a resolver loading users)', async () => {
@@ -238,6 +292,7 @@ function setup(
     { path: 'login', component: Page },
     { path: 'users', component: Page, canActivate: [authGuard] },
   ],
+  providers: Provider[] = [],
 ) {
   TestBed.configureTestingModule({
     providers: [
@@ -245,6 +300,7 @@ function setup(
       provideHttpClientTesting(),
       provideAuth(config),
       provideRouter(routes),
+      ...providers,
     ],
   });
   return {

@@ -1,4 +1,5 @@
-import { DestroyRef, Injectable, inject, signal } from '@angular/core';
+import { Injectable, signal } from '@angular/core';
+import { takeUntilDestroyed } from '@angular/core/rxjs-interop';
 import { injectTokenRefresh } from 'ngx-token-refresh';
 
 import { LAB_CALL } from './lab-call';
@@ -26,7 +27,8 @@ export class LabLog {
   readonly calls = this.entries.asReadonly();
 
   constructor() {
-    const subscription = injectTokenRefresh().events.subscribe((event) => {
+    const { events } = injectTokenRefresh();
+    events.pipe(takeUntilDestroyed()).subscribe((event) => {
       switch (event.type) {
         case 'requestQueued':
           return this.step(event.request.context.get(LAB_CALL), 'queued');
@@ -40,7 +42,6 @@ export class LabLog {
           return;
       }
     });
-    inject(DestroyRef).onDestroy(() => subscription.unsubscribe());
   }
 
   /** Starts a new burst of `count` calls, numbered from 1; returns their numbers. */

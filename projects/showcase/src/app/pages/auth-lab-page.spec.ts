@@ -2,7 +2,7 @@ import { provideHttpClient, withInterceptors } from '@angular/common/http';
 import { HttpTestingController, provideHttpClientTesting } from '@angular/common/http/testing';
 import { provideZonelessChangeDetection } from '@angular/core';
 import { TestBed } from '@angular/core/testing';
-import { provideRouter } from '@angular/router';
+import { Router, provideRouter } from '@angular/router';
 import { RouterTestingHarness } from '@angular/router/testing';
 import { AuthClient, provideAuth, tokenRefreshInterceptor } from 'ngx-token-refresh';
 import { createTestJwt } from 'ngx-token-refresh/testing';
@@ -45,6 +45,21 @@ describe('AuthLabPage', () => {
     expect(rows).toHaveLength(10);
     const steps = [...(rows[0]?.querySelectorAll('.step') ?? [])].map((step) => step.textContent?.trim());
     expect(steps).toEqual(['sent', '401', 'queued', 'refresh', 'repeated', '200']);
+  });
+
+  it('with the refresh token revoked, returns to the login page, which says that the session has ended', async () => {
+    const harness = await setupShowcase();
+    await signIn();
+    await harness.navigateByUrl('/lab');
+    await settle(harness);
+    byTestId('revoke-refresh')?.click();
+    byTestId('expire-token')?.click();
+
+    byTestId('fire-calls')?.click();
+    await settle(harness);
+
+    expect(TestBed.inject(Router).url).toBe('/login?reason=expired&returnUrl=%2Flab');
+    expect(byTestId('session-message')?.textContent).toContain('Your session has ended');
   });
 });
 

@@ -1,5 +1,6 @@
 import { HttpClient, HttpContext, HttpErrorResponse } from '@angular/common/http';
-import { ChangeDetectionStrategy, Component, DestroyRef, computed, inject, signal } from '@angular/core';
+import { ChangeDetectionStrategy, Component, computed, inject, signal } from '@angular/core';
+import { takeUntilDestroyed } from '@angular/core/rxjs-interop';
 import { FormsModule } from '@angular/forms';
 import { MatButtonModule } from '@angular/material/button';
 import { MatCardModule } from '@angular/material/card';
@@ -8,6 +9,7 @@ import { MatInputModule } from '@angular/material/input';
 import { MatSelectModule } from '@angular/material/select';
 import { MatSliderModule } from '@angular/material/slider';
 import { AuthClient, injectTokenRefresh, parseJwtClaims } from 'ngx-token-refresh';
+import { interval } from 'rxjs';
 
 import { LAB_BACKEND } from '../lab/lab-backend';
 import { LAB_CALL } from '../lab/lab-call';
@@ -222,13 +224,12 @@ export class AuthLabPage {
   });
 
   constructor() {
-    const timer = setInterval(() => this.now.set(Date.now()), 250);
-    const subscription = injectTokenRefresh().events.subscribe((event) => {
+    interval(250)
+      .pipe(takeUntilDestroyed())
+      .subscribe(() => this.now.set(Date.now()));
+    const { events } = injectTokenRefresh();
+    events.pipe(takeUntilDestroyed()).subscribe((event) => {
       if (event.type === 'refreshStarted') this.refreshesStarted.update((count) => count + 1);
-    });
-    inject(DestroyRef).onDestroy(() => {
-      clearInterval(timer);
-      subscription.unsubscribe();
     });
   }
 
