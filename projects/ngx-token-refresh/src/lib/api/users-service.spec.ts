@@ -137,10 +137,10 @@ describe.each<{ mode: string; config?: UsersApiConfig; usersUrl: string; accept:
     });
   });
 
-  describe('update', () => {
+  describe('replace', () => {
     it('PUTs the full user to /users/{id} and completes on 204', () => {
       const { users, httpTesting } = setup(config);
-      const result = track(users.update(7, { name: 'Ada King', email: ADA.email }));
+      const result = track(users.replace(7, { name: 'Ada King', email: ADA.email }));
 
       const req = httpTesting.expectOne({ method: 'PUT', url: `${usersUrl}/7` });
       expect(req.request.body).toStrictEqual({ id: 7, name: 'Ada King', email: ADA.email });
@@ -219,7 +219,7 @@ describe('UsersService', () => {
     ['get', (users) => users.get(7), '/api/v1/users/7'],
     ['create', (users) => users.create({ name: ADA.name, email: ADA.email }), '/api/v1/users'],
     ['createWithLocation', (users) => users.createWithLocation({ name: ADA.name, email: ADA.email }), '/api/v1/users'],
-    ['update', (users) => users.update(7, { name: ADA.name, email: ADA.email }), '/api/v1/users/7'],
+    ['replace', (users) => users.replace(7, { name: ADA.name, email: ADA.email }), '/api/v1/users/7'],
     ['patch', (users) => users.patch(7, { name: ADA.name }), '/api/v1/users/7'],
     ['delete', (users) => users.delete(7), '/api/v1/users/7'],
   ];
@@ -230,6 +230,18 @@ describe('UsersService', () => {
     call(users);
 
     httpTesting.expectNone(() => true);
+  });
+
+  it('still answers to update, the deprecated name of replace', () => {
+    const { users, httpTesting } = setup();
+    const result = track(users.update(7, { name: 'Ada King', email: ADA.email }));
+
+    const req = httpTesting.expectOne({ method: 'PUT', url: '/api/v1/users/7' });
+    expect(req.request.body).toStrictEqual({ id: 7, name: 'Ada King', email: ADA.email });
+    req.flush(null, status(204, 'No Content'));
+
+    expect(result.error).toBeUndefined();
+    expect(result.settled).toBe(1);
   });
 
   describe('error responses', () => {
@@ -291,7 +303,7 @@ describe('UsersService', () => {
   describe('invalid arguments', () => {
     const ID_CALLS: [name: string, call: (users: UsersService, id: number) => Observable<unknown>][] = [
       ['get', (users, id) => users.get(id)],
-      ['update', (users, id) => users.update(id, { name: ADA.name, email: ADA.email })],
+      ['replace', (users, id) => users.replace(id, { name: ADA.name, email: ADA.email })],
       ['patch', (users, id) => users.patch(id, { name: ADA.name })],
       ['delete', (users, id) => users.delete(id)],
     ];
@@ -374,6 +386,16 @@ describe('UsersService', () => {
       expect(result.error).toMatchObject({ status: 201, code: 'InvalidResponse' });
     });
 
+    it('createWithLocation fails with InvalidResponse when the body is not a user', () => {
+      const { users, httpTesting } = setup();
+      const result = track(users.createWithLocation({ name: ADA.name, email: ADA.email }));
+
+      httpTesting.expectOne('/api/v1/users').flush({ ok: true }, created('/api/v1/users/7'));
+
+      expect(result.error).toBeInstanceOf(ApiError);
+      expect(result.error).toMatchObject({ status: 201, code: 'InvalidResponse' });
+    });
+
     it('patch fails with InvalidResponse when the body is not a user', () => {
       const { users, httpTesting } = setup();
       const result = track(users.patch(7, { name: 'Ada King' }));
@@ -399,6 +421,30 @@ describe('UsersService', () => {
       expect(result.error).toMatchObject({ status: 200, code: 'InvalidResponse' });
       expect((result.error as ApiError).message).not.toContain('<');
     });
+
+    // Reading the answer can fail with something other than the InvalidResponse it throws on purpose
+    // (here a body that throws when read; in real life a bug): that too must reach the caller as an
+    // ApiError, so the read has to happen inside the path that converts failures.
+    it.each(CALLS.filter(([name]) => ['list', 'get', 'create', 'createWithLocation', 'patch'].includes(name)))(
+      '%s turns an error thrown while reading the answer into an ApiError',
+      (_, call, url) => {
+        const { users, httpTesting } = setup();
+        const result = track(call(users));
+        const unreadable = new Proxy(
+          {},
+          {
+            get: () => {
+              throw new TypeError('unreadable');
+            },
+          },
+        );
+
+        httpTesting.expectOne(url).flush(unreadable);
+
+        expect(result.error).toBeInstanceOf(ApiError);
+        expect(result.error).toMatchObject({ code: 'UnknownError', cause: expect.any(TypeError) });
+      },
+    );
   });
 });
 

@@ -19,7 +19,8 @@ import type { Created, NewUser, Page, Pagination, User } from './user';
  * | `get(id)` | `GET /users/{id}` | the `User` |
  * | `create(user)` | `POST /users` | the created `User` (201) |
  * | `createWithLocation(user)` | `POST /users` | `{ value: User, location }` |
- * | `update(id, user)` | `PUT /users/{id}` | completes (204) |
+ * | `replace(id, user)` | `PUT /users/{id}` | completes (204) |
+ * | `update(id, user)` | deprecated alias of `replace` | completes (204) |
  * | `patch(id, changes)` | `PATCH /users/{id}`, merge patch | the `User`, or `null` on 204 |
  * | `delete(id)` | `DELETE /users/{id}` | completes (204) |
  *
@@ -42,42 +43,64 @@ export class UsersService {
    */
   list(params: { page?: number; pageSize?: number } = {}): Observable<Page<User>> {
     const { page, pageSize } = params;
-    const invalid = invalidCount('page', page) ?? invalidCount('pageSize', pageSize);
-    if (invalid) return throwError(() => invalid);
     let query = new HttpParams();
     if (page !== undefined) query = query.set('page', page);
     if (pageSize !== undefined) query = query.set('pageSize', pageSize);
-    return this.request<unknown>('GET', this.config.usersUrl, { params: query }).pipe(
-      map((response) => toPage(response)),
-      catchError(rethrowAsApiError),
-    );
+    return this.send({
+      method: 'GET',
+      url: this.config.usersUrl,
+      argumentError: invalidCount('page', page) ?? invalidCount('pageSize', pageSize),
+      params: query,
+      read: toPage,
+    });
   }
 
   /** The user with this id. */
   get(id: number): Observable<User> {
-    return this.withId(id, (url) =>
-      this.request<unknown>('GET', url).pipe(map((response) => toUser(response.body, response))),
-    );
+    return this.send({ method: 'GET', url: this.userUrl(id), argumentError: invalidId(id), read: toUser });
   }
 
   /** Creates a user; emits it as the server stored it (201). */
   create(user: NewUser): Observable<User> {
-    return this.createWithLocation(user).pipe(map((created) => created.value));
+    return this.send({ method: 'POST', url: this.config.usersUrl, body: user, read: toUser });
   }
 
   /** Creates a user; emits it together with the `Location` the server gave it (`null` if none). */
   createWithLocation(user: NewUser): Observable<Created<User>> {
-    return this.request<unknown>('POST', this.config.usersUrl, { body: user }).pipe(
-      map((response) => ({ value: toUser(response.body, response), location: response.headers.get('Location') })),
-      catchError(rethrowAsApiError),
-    );
+    return this.send({
+      method: 'POST',
+      url: this.config.usersUrl,
+      body: user,
+      read: (response) => ({ value: toUser(response), location: response.headers.get('Location') }),
+    });
   }
 
-  /** Replaces a user with these fields (`PUT`, idempotent); completes on 204. */
+  /**
+   * Replaces a user with these fields (`PUT`, idempotent; the body is the whole user, `id`
+   * included); completes on 204.
+   *
+   * @usageNotes
+   * ```ts
+   * this.users.replace(user.id, { name: 'Ada King', email: 'ada@example.com' }).subscribe();
+   * ```
+   */
+  replace(id: number, user: NewUser): Observable<void> {
+    return this.send({
+      method: 'PUT',
+      url: this.userUrl(id),
+      argumentError: invalidId(id),
+      body: { ...user, id },
+      read: () => undefined,
+    });
+  }
+
+  /**
+   * The former name of {@link replace}: the same `PUT /users/{id}`.
+   *
+   * @deprecated Use replace()
+   */
   update(id: number, user: NewUser): Observable<void> {
-    return this.withId(id, (url) =>
-      this.request<unknown>('PUT', url, { body: { ...user, id } }).pipe(map(() => undefined)),
-    );
+    return this.replace(id, user);
   }
 
   /**
@@ -87,52 +110,69 @@ export class UsersService {
    */
   patch(id: number, changes: Partial<NewUser>): Observable<User | null> {
     const body = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
-    return this.withId(id, (url) =>
-      this.request<unknown>('PATCH', url, {
-        body,
-        headers: { 'Content-Type': 'application/merge-patch+json' },
-      }).pipe(map((response) => (response.body === null ? null : toUser(response.body, response)))),
-    );
+    return this.send({
+      method: 'PATCH',
+      url: this.userUrl(id),
+      argumentError: invalidId(id),
+      body,
+      headers: { 'Content-Type': 'application/merge-patch+json' },
+      read: (response) => (response.body === null ? null : toUser(response)),
+    });
   }
 
   /** Deletes a user; completes on 204. */
   delete(id: number): Observable<void> {
-    return this.withId(id, (url) => this.request<unknown>('DELETE', url).pipe(map(() => undefined)));
+    return this.send({ method: 'DELETE', url: this.userUrl(id), argumentError: invalidId(id), read: () => undefined });
   }
 
-  /** Checks the id, then runs `call` on the user's URL with errors turned into ApiErrors. */
-  private withId<T>(id: number, call: (url: string) => Observable<T>): Observable<T> {
-    if (!Number.isSafeInteger(id) || id < 1) {
-      return throwError(() => invalidArgument(`id must be a whole number from 1, got ${describe(id)}`));
-    }
-    return call(`${this.config.usersUrl}/${id}`).pipe(catchError(rethrowAsApiError));
+  private userUrl(id: number): string {
+    return `${this.config.usersUrl}/${id}`;
   }
 
-  private request<T>(
-    method: string,
-    url: string,
-    options: { body?: unknown; params?: HttpParams; headers?: Record<string, string> } = {},
-  ): Observable<HttpResponse<T>> {
-    let headers = new HttpHeaders(options.headers ?? {});
-    if (this.config.accept) headers = headers.set('Accept', this.config.accept);
-    return this.http.request<T>(method, url, {
-      body: options.body,
-      params: options.params,
-      headers,
-      observe: 'response',
-      responseType: 'json',
-    });
+  /** The one way every method reaches the server, so that every failure reaches its caller as an ApiError. */
+  private send<T>({ method, url, argumentError, body, params, headers, read }: Send<T>): Observable<T> {
+    if (argumentError) return throwError(() => argumentError);
+    let requestHeaders = new HttpHeaders(headers ?? {});
+    if (this.config.accept) requestHeaders = requestHeaders.set('Accept', this.config.accept);
+    return this.http
+      .request(method, url, { body, params, headers: requestHeaders, observe: 'response', responseType: 'json' })
+      .pipe(
+        map(read),
+        // After `map`: an answer that breaks the contract (or a bug in `read`) must reach the caller
+        // as an ApiError too, not as whatever `read` threw.
+        catchError((error: unknown) => throwError(() => parseApiError(error))),
+      );
   }
 }
 
-const rethrowAsApiError = (error: unknown) => throwError(() => parseApiError(error));
+/** One request of {@link UsersService} and how to read its answer. */
+interface Send<T> {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  url: string;
+  /** What is wrong with the caller's arguments: the call fails with it at once and sends nothing. */
+  argumentError?: ApiError | null;
+  body?: unknown;
+  params?: HttpParams;
+  headers?: Record<string, string>;
+  /** Turns the response into the result; throws when the answer is not what the contract promises. */
+  read: (response: HttpResponse<unknown>) => T;
+}
 
 function invalidArgument(message: string): ApiError {
   return new ApiError(0, 'InvalidArgument', message);
 }
 
+function invalidId(id: number): ApiError | null {
+  return invalidWholeNumber('id', id);
+}
+
+/** Like {@link invalidId}, for an optional count: `undefined` is fine (it is then not sent). */
 function invalidCount(name: string, value: number | undefined): ApiError | null {
-  if (value === undefined || (Number.isSafeInteger(value) && value >= 1)) return null;
+  return value === undefined ? null : invalidWholeNumber(name, value);
+}
+
+function invalidWholeNumber(name: string, value: number): ApiError | null {
+  if (Number.isSafeInteger(value) && value >= 1) return null;
   return invalidArgument(`${name} must be a whole number from 1, got ${describe(value)}`);
 }
 
@@ -146,9 +186,10 @@ function invalidResponse(response: HttpResponse<unknown>, problem: string): ApiE
   });
 }
 
-function toUser(value: unknown, response: HttpResponse<unknown>): User {
-  if (!isUser(value)) throw invalidResponse(response, 'not a user');
-  return value;
+function toUser(response: HttpResponse<unknown>): User {
+  const body = response.body;
+  if (!isUser(body)) throw invalidResponse(response, 'not a user');
+  return body;
 }
 
 function isUser(value: unknown): value is User {

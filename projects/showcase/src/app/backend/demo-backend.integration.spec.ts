@@ -68,7 +68,7 @@ describe('the library against DemoBackend', () => {
     const page = await firstValueFrom(users.list({ page: 5, pageSize: 10 }));
     const created = await firstValueFrom(users.createWithLocation({ name: 'Grace', email: 'grace@example.com' }));
     const patched = await firstValueFrom(users.patch(created.value.id, { name: 'Grace H.' }));
-    await lastValueFrom(users.update(created.value.id, { name: 'Grace Hopper II', email: 'g2@example.com' }), {
+    await lastValueFrom(users.replace(created.value.id, { name: 'Grace Hopper II', email: 'g2@example.com' }), {
       defaultValue: undefined,
     });
     const replaced = await firstValueFrom(users.get(created.value.id));

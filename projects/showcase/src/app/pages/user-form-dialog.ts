@@ -83,7 +83,7 @@ export class UserFormDialog {
     this.busy.set(true);
     this.formError.set(null);
     const value = this.form.getRawValue();
-    const request: Observable<unknown> = this.user ? this.users.update(this.user.id, value) : this.users.create(value);
+    const request: Observable<unknown> = this.user ? this.users.replace(this.user.id, value) : this.users.create(value);
     request.subscribe({
       complete: () => this.dialog.close(true),
       error: (error: ApiError) => {
