@@ -19,7 +19,9 @@ import {
   parseJwtClaims,
   provideAuth,
   safeReturnUrl,
+  type TokenRefreshFeature,
   tokenRefreshInterceptor,
+  withInterceptorOptions,
 } from 'ngx-token-refresh';
 import { createTestJwt } from 'ngx-token-refresh/testing';
 import type { Observable } from 'rxjs';
@@ -247,6 +249,41 @@ describe('AuthClient', () => {
       expect(result.settled).toBe('complete');
     });
 
+    it.each([
+      ['another origin that allowedOrigins does not list', 'https://id.example.net/auth'],
+      ['plain http, even to an allowed host', 'http://id.example.com/auth'],
+    ])('sends no access token to %s', (_, baseUrl) => {
+      const { auth, httpTesting } = setup({ baseUrl }, undefined, [
+        withInterceptorOptions({ allowedOrigins: ['https://id.example.com'] }),
+      ]);
+      signIn(auth, httpTesting, createTestJwt(), baseUrl);
+
+      track(auth.logout());
+
+      const logout = httpTesting.expectOne(`${baseUrl}/logout`);
+      expect(logout.request.headers.has('Authorization')).toBe(false);
+      expect(logout.request.withCredentials).toBe(true);
+      logout.flush(null);
+    });
+
+    it('writes the access token with the interceptor setAuthHeader, to an allowed origin', () => {
+      const baseUrl = 'https://id.example.com/auth';
+      const { auth, httpTesting } = setup({ baseUrl }, undefined, [
+        withInterceptorOptions({
+          allowedOrigins: ['https://id.example.com'],
+          setAuthHeader: (request, token) => request.clone({ setHeaders: { 'X-Access-Token': token } }),
+        }),
+      ]);
+      const token = signIn(auth, httpTesting, createTestJwt(), baseUrl);
+
+      track(auth.logout());
+
+      const logout = httpTesting.expectOne(`${baseUrl}/logout`);
+      expect(logout.request.headers.get('X-Access-Token')).toBe(token);
+      expect(logout.request.headers.has('Authorization')).toBe(false);
+      logout.flush(null);
+    });
+
     it('sends the refresh token in the body flow, and forgets it', () => {
       const store = createStore('refresh-1');
       const { auth, httpTesting } = setup({ refreshFlow: 'body', refreshTokenStore: store });
@@ -283,6 +320,53 @@ describe('AuthClient', () => {
       expect(result.settled).toBe('complete');
       expect(auth.isAuthenticated()).toBe(false);
       httpTesting.expectNone('/auth/logout');
+    });
+  });
+
+  describe('restoreSession', () => {
+    it('emits true at once, without a refresh, when there is a session', () => {
+      const { auth, httpTesting } = setup();
+      signIn(auth, httpTesting);
+
+      const result = track(auth.restoreSession());
+
+      expect(result).toMatchObject({ value: true, settled: 'complete' });
+      httpTesting.expectNone('/auth/refresh');
+    });
+
+    it('restores the session with one refresh and emits true', () => {
+      const { auth, httpTesting } = setup();
+      const result = track(auth.restoreSession());
+
+      httpTesting.expectOne('/auth/refresh').flush({ accessToken: 'restored-token' });
+
+      expect(result).toMatchObject({ value: true, settled: 'complete' });
+      expect(auth.accessToken()).toBe('restored-token');
+    });
+
+    it('emits false, never an error, and does not report an expired session when the refresh fails', () => {
+      const onSessionExpired = jest.fn();
+      const { auth, httpTesting } = setup({ onSessionExpired });
+      const result = track(auth.restoreSession());
+
+      httpTesting.expectOne('/auth/refresh').flush(errorBody('RefreshTokenExpired'), UNAUTHORIZED);
+
+      expect(result).toMatchObject({ value: false, settled: 'complete' });
+      expect(onSessionExpired).not.toHaveBeenCalled();
+    });
+
+    it('leaves a later failed refresh of a real session reported through onSessionExpired', () => {
+      const onSessionExpired = jest.fn();
+      const { auth, http, httpTesting } = setup({ onSessionExpired });
+      track(auth.restoreSession());
+      httpTesting.expectOne('/auth/refresh').flush({ accessToken: 'restored-token' });
+
+      track(http.get('/api/me'));
+      httpTesting.expectOne('/api/me').flush(null, UNAUTHORIZED);
+      httpTesting.expectOne('/auth/refresh').flush(errorBody('RefreshTokenExpired'), UNAUTHORIZED);
+
+      expect(onSessionExpired).toHaveBeenCalledTimes(1);
+      expect(onSessionExpired.mock.calls[0][0]).toMatchObject({ status: 401, code: 'RefreshTokenExpired' });
     });
   });
 
@@ -512,12 +596,13 @@ function setup(
     { path: 'login', component: Page },
     { path: 'users', component: Page, canActivate: [authGuard] },
   ],
+  features: TokenRefreshFeature[] = [],
 ) {
   TestBed.configureTestingModule({
     providers: [
       provideHttpClient(withInterceptors([tokenRefreshInterceptor])),
       provideHttpClientTesting(),
-      provideAuth(config),
+      provideAuth(config, ...features),
       provideRouter(routes),
     ],
   });

@@ -10,7 +10,9 @@ import {
   injectTokenRefresh,
   provideAuth,
   provideTokenRefresh,
+  type TokenRefreshFeature,
   tokenRefreshInterceptor,
+  withInterceptorOptions,
 } from 'ngx-token-refresh';
 
 describe('provideTokenRefresh', () => {
@@ -78,6 +80,102 @@ describe('provideTokenRefresh', () => {
       );
       expect(() => injectTokenRefresh()).toThrow(/injection context/);
     });
+  });
+
+  describe('features', () => {
+    it('withInterceptorOptions sets the interceptor options, over those of the first argument', () => {
+      TestBed.configureTestingModule({
+        providers: [
+          provideHttpClient(withInterceptors([tokenRefreshInterceptor])),
+          provideHttpClientTesting(),
+          provideTokenRefresh(
+            refreshOptions({ statusCodes: [401] }),
+            withInterceptorOptions({
+              statusCodes: [419],
+              allowedOrigins: ['https://api.example.com'],
+              setAuthHeader: (request, token) => request.clone({ setHeaders: { 'X-Token': token } }),
+            }),
+          ),
+        ],
+      });
+      const http = TestBed.inject(HttpClient);
+      const httpTesting = TestBed.inject(HttpTestingController);
+      let status = 0;
+      http.get('/api/plain').subscribe({ error: (error: HttpErrorResponse) => (status = error.status) });
+      http.get('https://api.example.com/a').subscribe();
+
+      httpTesting.expectOne('/api/plain').flush(null, UNAUTHORIZED);
+      httpTesting.expectOne('https://api.example.com/a').flush(null, { status: 419, statusText: 'Expired' });
+      httpTesting.expectOne('/auth/refresh').flush({ accessToken: 'new' });
+
+      expect(status).toBe(401);
+      const repeat = httpTesting.expectOne('https://api.example.com/a');
+      expect(repeat.request.headers.get('X-Token')).toBe('new');
+      repeat.flush('a');
+      httpTesting.verify();
+    });
+
+    it.each<[string, unknown[], RegExp]>([
+      ['something that is not a feature', [{}], /provideTokenRefresh got \[object Object\] where a feature belongs/],
+      ['null', [null], /provideTokenRefresh got null where a feature belongs/],
+      [
+        'one feature twice',
+        [withInterceptorOptions({}), withInterceptorOptions({ refreshTimeout: 5_000 })],
+        /the feature InterceptorOptions twice/,
+      ],
+    ])('refuses %s in dev mode, naming the fix', (_, features, message) => {
+      const provide = () => provideTokenRefresh(refreshOptions(), ...(features as TokenRefreshFeature[]));
+
+      expect(provide).toThrow(/^ngx-token-refresh: /);
+      expect(provide).toThrow(message);
+    });
+
+    it('withInterceptorOptions checks its options in dev mode', () => {
+      expect(() => withInterceptorOptions({ allowedOrigins: ['http://api.example.com'] })).toThrow(
+        /^ngx-token-refresh: allowedOrigins holds http:\/\/api.example.com, .*withInterceptorOptions/,
+      );
+      expect(() => withInterceptorOptions({ maxRetryCount: -1 })).toThrow(/maxRetryCount/);
+    });
+  });
+
+  describe('injectTokenRefresh()', () => {
+    it('hands out the state and its controls only, not the internals of the interceptor', () => {
+      configure();
+      const state = TestBed.runInInjectionContext(() => injectTokenRefresh());
+
+      expect(Object.keys(state).sort()).toEqual(
+        ['events', 'isRefreshing', 'refresh', 'reinstate', 'setToken', 'eject', 'token'].sort(),
+      );
+      expect(TestBed.runInInjectionContext(() => injectTokenRefresh())).toBe(state);
+    });
+
+    it('gives the controller form the same state, shared by one application', () => {
+      const controller = createTokenRefreshInterceptor(refreshOptions());
+      TestBed.configureTestingModule({
+        providers: [provideHttpClient(withInterceptors([controller.interceptor])), provideHttpClientTesting()],
+      });
+      const injector = TestBed.inject(EnvironmentInjector);
+
+      injectTokenRefresh({ controller, injector }).setToken('set-here');
+
+      expect(injectTokenRefresh({ controller, injector }).token()).toBe('set-here');
+      const lookalike = { interceptor: controller.interceptor, eject: () => {}, reinstate: () => {} };
+      expect(() => injectTokenRefresh({ controller: lookalike, injector })).toThrow(/did not create/);
+    });
+  });
+
+  it('carries only the code of a misuse error in production builds', () => {
+    TestBed.configureTestingModule({ providers: [provideHttpClientTesting()] });
+    const global = globalThis as { ngDevMode?: unknown };
+    const devMode = global.ngDevMode;
+    global.ngDevMode = false;
+    try {
+      expect(() => TestBed.runInInjectionContext(() => injectTokenRefresh())).toThrow(
+        /^ngx-token-refresh: MissingProvider$/,
+      );
+    } finally {
+      global.ngDevMode = devMode;
+    }
   });
 
   it('validates the options when the providers are built', () => {
