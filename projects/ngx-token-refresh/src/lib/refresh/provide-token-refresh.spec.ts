@@ -159,7 +159,11 @@ describe('provideTokenRefresh', () => {
       injectTokenRefresh({ controller, injector }).setToken('set-here');
 
       expect(injectTokenRefresh({ controller, injector }).token()).toBe('set-here');
-      const lookalike = { interceptor: controller.interceptor, eject: () => {}, reinstate: () => {} };
+      const lookalike = {
+        interceptor: controller.interceptor,
+        eject: controller.eject,
+        reinstate: controller.reinstate,
+      };
       expect(() => injectTokenRefresh({ controller: lookalike, injector })).toThrow(/did not create/);
     });
   });
