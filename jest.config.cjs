@@ -1,15 +1,50 @@
 const { createCjsPreset } = require('jest-preset-angular/presets');
 
-/** @type {import('jest').Config} */
-module.exports = {
-  ...createCjsPreset({ tsconfig: '<rootDir>/tsconfig.spec.json' }),
-  setupFilesAfterEnv: ['<rootDir>/setup-jest.ts'],
+const preset = createCjsPreset({ tsconfig: '<rootDir>/tsconfig.spec.json' });
+
+/** Server-render specs: a real platform-server render in Node, see the `server` project. */
+const SERVER_RENDER_SPEC = '/[^/]*server-render\\.spec\\.ts$';
+
+const shared = {
+  ...preset,
+  rootDir: __dirname,
   roots: ['<rootDir>/projects'],
-  // The reference server's suites (*.test.ts) run on node:test over real HTTP: npm run test:server.
-  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/projects/reference-server/'],
   modulePathIgnorePatterns: ['<rootDir>/dist'],
   moduleNameMapper: {
     '^ngx-token-refresh$': '<rootDir>/projects/ngx-token-refresh/src/public-api.ts',
     '^ngx-token-refresh/testing$': '<rootDir>/projects/ngx-token-refresh/testing/src/public-api.ts',
   },
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
+  projects: [
+    {
+      ...shared,
+      displayName: 'browser',
+      setupFilesAfterEnv: ['<rootDir>/setup-jest.ts'],
+      // The reference server's suites (*.test.ts) run on node:test over real HTTP: npm run test:server.
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/projects/reference-server/', SERVER_RENDER_SPEC],
+    },
+    {
+      ...shared,
+      // Without setup-jest.ts: its TestBed platform installs the browser DOM adapter, and Angular keeps
+      // the first adapter it is given (setRootDomAdapter), so platform-server's Domino one never took over.
+      displayName: 'server',
+      testEnvironment: 'node',
+      testRegex: SERVER_RENDER_SPEC,
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/projects/reference-server/'],
+      transform: {
+        // The preset compiles every .mjs with esbuild, whose CommonJS output of an .mjs file imports
+        // a default the Node way (the whole module), so platform-server's `import domino from
+        // '../third_party/domino/bundled-domino.mjs'` got { default: domino } ("reading 'Event'").
+        // ts-jest, which the preset builds on, honours __esModule: platform-server goes through it.
+        '^.+/node_modules/@angular/platform-server/.+\\.mjs$': [
+          require.resolve('ts-jest', { paths: [require.resolve('jest-preset-angular')] }),
+          { tsconfig: { allowJs: true, isolatedModules: true, module: 'commonjs', esModuleInterop: true } },
+        ],
+        ...preset.transform,
+      },
+    },
+  ],
 };

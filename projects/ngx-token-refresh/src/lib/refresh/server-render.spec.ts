@@ -1,0 +1,285 @@
+/**
+ * @jest-environment node
+ */
+import {
+  HttpClient,
+  type HttpErrorResponse,
+  provideHttpClient,
+  withFetch,
+  withInterceptors,
+} from '@angular/common/http';
+import {
+  type ApplicationConfig,
+  Component,
+  InjectionToken,
+  type OnInit,
+  inject,
+  provideAppInitializer,
+  provideZonelessChangeDetection,
+  signal,
+} from '@angular/core';
+import { bootstrapApplication } from '@angular/platform-browser';
+import { provideServerRendering, renderApplication } from '@angular/platform-server';
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { injectTokenRefresh, provideTokenRefresh, tokenRefreshInterceptor } from 'ngx-token-refresh';
+
+/** How long the test backend sits on a refresh before answering it. */
+const REFRESH_DELAY_MS = 100;
+/** How long the test backend holds a refresh at most while it waits for others to arrive. */
+const GATHER_TIMEOUT_MS = 1000;
+/** Concurrent calls the app makes to `/api/me` on init. */
+const CALLS = 3;
+
+/** The user a render is for: per request, like `REQUEST` in @angular/ssr, so it comes from the platform. */
+const RENDER_USER = new InjectionToken<string>('RENDER_USER');
+
+describe('server rendering with provideTokenRefresh', () => {
+  let backend: TestBackend;
+  let serverModeBefore: boolean | undefined;
+
+  beforeAll(async () => {
+    // Each bootstrap in dev mode says so; keep the output for what matters.
+    const log = console.log;
+    jest.spyOn(console, 'log').mockImplementation((...args: unknown[]) => {
+      if (args[0] !== 'Angular is running in development mode.') log(...args);
+    });
+    // A server bundle has ngServerMode defined from the start. Without it, platformServer() would
+    // set it for one render and unset it when that render ends, under any render still running.
+    serverModeBefore = globals.ngServerMode;
+    globals.ngServerMode = true;
+    backend = await startTestBackend();
+  });
+
+  afterAll(async () => {
+    await backend.close();
+    globals.ngServerMode = serverModeBefore;
+    jest.restoreAllMocks();
+  });
+
+  beforeEach(() => backend.reset());
+
+  describe.each(['absolute', 'relative'] as const)('with %s URLs', (urls) => {
+    // One configuration for every render, like the `appConfig` constant of a real server bundle.
+    let config: ApplicationConfig;
+    beforeAll(() => (config = createAppConfig(urls === 'absolute' ? backend.origin : '')));
+
+    const render = (user: string) =>
+      renderApplication((context) => bootstrapApplication(ProfileApp, config, context), {
+        document: '<html><head></head><body><app-root></app-root></body></html>',
+        // Relative URLs need the request URL: platform-server resolves them against it, after the
+        // app's interceptors, so the token-refresh interceptor itself sees `/api/me`.
+        url: urls === 'relative' ? `${backend.origin}/profile` : undefined,
+        allowedHosts: ['127.0.0.1'],
+        platformProviders: [{ provide: RENDER_USER, useValue: user }],
+      });
+
+    it('renders the API data after one refresh repeats the calls that got 401', async () => {
+      const html = await render('ada');
+
+      expect(textOf(html, 'names')).toBe('ada,ada,ada');
+      expect(textOf(html, 'token')).toBe('fresh-ada-1');
+      expect(backend.refreshes().map((refresh) => refresh.user)).toEqual(['ada']);
+      expect(backend.calls('/api/me').map((call) => call.authorization)).toEqual([
+        ...Array<string>(CALLS).fill('Bearer expired-ada'),
+        ...Array<string>(CALLS).fill('Bearer fresh-ada-1'),
+      ]);
+    });
+
+    it('keeps two parallel renders apart: each refreshes once and shows only its own user', async () => {
+      // Answer no refresh before both arrived, so the two renders' refreshes are in flight together.
+      backend.gatherRefreshes(2);
+
+      const [adaHtml, alanHtml] = await Promise.all([render('ada'), render('alan')]);
+
+      expect(textOf(adaHtml, 'names')).toBe('ada,ada,ada');
+      expect(textOf(adaHtml, 'token')).toBe('fresh-ada-1');
+      expect(appOf(adaHtml)).not.toContain('alan');
+      expect(textOf(alanHtml, 'names')).toBe('alan,alan,alan');
+      expect(textOf(alanHtml, 'token')).toBe('fresh-alan-1');
+      expect(appOf(alanHtml)).not.toContain('ada');
+
+      const refreshes = backend.refreshes();
+      expect(refreshes.map((refresh) => refresh.user).sort()).toEqual(['ada', 'alan']);
+      expect(Math.max(...refreshes.map((refresh) => refresh.at))).toBeLessThan(backend.firstRefreshAnsweredAt());
+      const calls = backend.calls('/api/me');
+      for (const user of ['ada', 'alan']) {
+        expect(calls.filter((call) => call.user === user)).toHaveLength(2 * CALLS);
+      }
+      const freshCalls = calls.filter((call) => call.authorization?.startsWith('Bearer fresh-'));
+      expect(freshCalls).toHaveLength(2 * CALLS);
+      for (const call of freshCalls) {
+        expect(call.authorization).toBe(`Bearer fresh-${call.user}-1`);
+      }
+    });
+  });
+});
+
+/** Fires {@link CALLS} concurrent `/api/me` calls on init and renders the names and the final token. */
+@Component({
+  selector: 'app-root',
+  template: `<p id="names">{{ names().join(',') }}</p>
+    <p id="token">{{ token() }}</p>`,
+})
+class ProfileApp implements OnInit {
+  readonly #http = inject(HttpClient);
+  readonly #user = inject(RENDER_USER);
+  readonly #apiBase = inject(API_BASE);
+  protected readonly token = injectTokenRefresh().token;
+  protected readonly names = signal<string[]>([]);
+
+  ngOnInit(): void {
+    for (let i = 0; i < CALLS; i++) {
+      // X-User is only the test backend's witness of which render sent a call.
+      this.#http.get<{ name: string }>(`${this.#apiBase}/api/me`, { headers: { 'X-User': this.#user } }).subscribe({
+        next: ({ name }) => this.names.update((names) => [...names, name]),
+        error: (error: HttpErrorResponse) => this.names.update((names) => [...names, `error ${error.status}`]),
+      });
+    }
+  }
+}
+
+/** Where the app sends its calls: the test backend's origin, or `''` for relative URLs. */
+const API_BASE = new InjectionToken<string>('API_BASE');
+
+function createAppConfig(apiBase: string): ApplicationConfig {
+  return {
+    providers: [
+      provideZonelessChangeDetection(),
+      provideServerRendering(),
+      provideHttpClient(withFetch(), withInterceptors([tokenRefreshInterceptor])),
+      provideTokenRefresh({
+        refreshApiCall: () =>
+          inject(HttpClient).post(`${apiBase}/auth/refresh`, { user: inject(RENDER_USER) }, { observe: 'response' }),
+        extractToken: (response) => (response.body as { accessToken: string }).accessToken,
+        attachToken: true,
+        // http is allowed on loopback hosts, which 127.0.0.1 is.
+        allowedOrigins: apiBase ? [apiBase] : [],
+      }),
+      provideAppInitializer(() => injectTokenRefresh().setToken(`expired-${inject(RENDER_USER)}`)),
+      { provide: API_BASE, useValue: apiBase },
+    ],
+  };
+}
+
+/** The rendered `<app-root>` element. */
+function appOf(html: string): string | undefined {
+  return /<app-root[\s\S]*<\/app-root>/.exec(html)?.[0];
+}
+
+/** The text of the element with this id in the rendered HTML. */
+function textOf(html: string, id: string): string | undefined {
+  return new RegExp(`<p id="${id}">([^<]*)</p>`).exec(html)?.[1];
+}
+
+const globals = globalThis as { ngServerMode?: boolean };
+
+interface RecordedCall {
+  readonly method: string;
+  readonly path: string;
+  readonly authorization: string | undefined;
+  /** The user named by the refresh body, or by the X-User header of an API call. */
+  readonly user: string | undefined;
+  /** Arrival time (performance.now()). */
+  readonly at: number;
+}
+
+interface TestBackend {
+  readonly origin: string;
+  /** Forgets the calls and the issued tokens; refreshes are answered one by one again. */
+  reset(): void;
+  /** Holds refreshes until `count` of them arrived, then answers them together. */
+  gatherRefreshes(count: number): void;
+  calls(path: string): RecordedCall[];
+  refreshes(): RecordedCall[];
+  firstRefreshAnsweredAt(): number;
+  close(): Promise<void>;
+}
+
+/**
+ * `POST /auth/refresh` answers `{ accessToken: 'fresh-<user>-<n>' }` after {@link REFRESH_DELAY_MS};
+ * `GET /api/me` answers 401 unless the Bearer token is a fresh one, then `{ name: <its user> }`.
+ */
+async function startTestBackend(): Promise<TestBackend> {
+  let calls: RecordedCall[] = [];
+  let issued = new Map<string, number>();
+  let toGather = 1;
+  let held: (() => void)[] = [];
+  let answeredAt = Infinity;
+
+  const sendJson = (response: ServerResponse, status: number, body: unknown) => {
+    response.writeHead(status, { 'Content-Type': 'application/json' });
+    response.end(JSON.stringify(body));
+  };
+
+  const handle = async (request: IncomingMessage, response: ServerResponse) => {
+    const at = performance.now();
+    const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
+    const authorization = request.headers.authorization;
+    if (request.method === 'POST' && path === '/auth/refresh') {
+      const chunks: Buffer[] = [];
+      for await (const chunk of request) chunks.push(chunk as Buffer);
+      const { user } = JSON.parse(Buffer.concat(chunks).toString() || '{}') as { user?: string };
+      calls.push({ method: 'POST', path, authorization, user, at });
+      if (!user) return sendJson(response, 400, { message: 'no user' });
+      held.push(() => {
+        const n = (issued.get(user) ?? 0) + 1;
+        issued.set(user, n);
+        answeredAt = Math.min(answeredAt, performance.now());
+        sendJson(response, 200, { accessToken: `fresh-${user}-${n}` });
+      });
+      if (held.length >= toGather) {
+        const answers = held;
+        held = [];
+        setTimeout(() => answers.forEach((answer) => answer()), REFRESH_DELAY_MS);
+      } else {
+        // Should the others never come, answer anyway: the test then fails on what it sees, not on a timeout.
+        const answer = held[held.length - 1];
+        setTimeout(() => {
+          if (!held.includes(answer)) return;
+          held = held.filter((other) => other !== answer);
+          answer();
+        }, GATHER_TIMEOUT_MS);
+      }
+      return;
+    }
+    const user = request.headers['x-user'];
+    calls.push({
+      method: request.method ?? '',
+      path,
+      authorization,
+      user: typeof user === 'string' ? user : undefined,
+      at,
+    });
+    if (request.method === 'GET' && path === '/api/me') {
+      const tokenUser = /^Bearer fresh-([a-z]+)-\d+$/.exec(authorization ?? '')?.[1];
+      return tokenUser ? sendJson(response, 200, { name: tokenUser }) : sendJson(response, 401, { message: 'expired' });
+    }
+    sendJson(response, 404, { message: 'not found' });
+  };
+
+  const server: Server = createServer((request, response) => void handle(request, response));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    reset: () => {
+      calls = [];
+      issued = new Map();
+      toGather = 1;
+      held = [];
+      answeredAt = Infinity;
+    },
+    gatherRefreshes: (count) => (toGather = count),
+    calls: (path) => calls.filter((call) => call.path === path),
+    refreshes: () => calls.filter((call) => call.path === '/auth/refresh'),
+    firstRefreshAnsweredAt: () => answeredAt,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        // fetch keeps connections alive; without this, close() waits for them to time out.
+        server.closeAllConnections();
+      }),
+  };
+}
