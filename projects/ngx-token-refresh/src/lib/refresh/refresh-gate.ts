@@ -36,6 +36,7 @@ import { RefreshCall, type RefreshResult } from './refresh-call';
 import type { ResolvedTokenRefreshOptions } from './resolve-token-refresh-options';
 import { SKIP_TOKEN_REFRESH } from './skip-token-refresh';
 import { TokenRefreshError } from './token-refresh-error';
+import { warnUnmanagedOrigin } from './warn-unmanaged-origin';
 import type { TokenRefreshEvent } from './token-refresh-event';
 import { TOKEN_REFRESH_RETRY_COUNT } from './token-refresh-retry-count';
 import type { TokenRefreshState } from './token-refresh-state';
@@ -86,6 +87,7 @@ export class RefreshGate {
   #call = Subscription.EMPTY;
   #epoch = 0;
   #isAllowedUrl: ((url: string) => boolean) | undefined;
+  readonly #document = inject(DOCUMENT, { optional: true });
   readonly #warnedOrigins = new Set<string>();
   readonly #injector = inject(EnvironmentInjector);
   readonly #errorHandler = inject(ErrorHandler, { optional: true });
@@ -123,7 +125,11 @@ export class RefreshGate {
     }
     if (!this.#allows(request.url)) {
       return typeof ngDevMode !== 'undefined' && ngDevMode
-        ? next(request).pipe(tap({ error: warnUnmanaged(request, this.options.statusCodes, this.#warnedOrigins) }))
+        ? next(request).pipe(
+            tap({
+              error: (error) => warnUnmanagedOrigin(error, request, this.options.statusCodes, this.#warnedOrigins),
+            }),
+          )
         : next(request);
     }
     const attempt: Attempt = { original: request, request, next, retries: 0 };
@@ -165,18 +171,18 @@ export class RefreshGate {
   /** Sends `attempt` with `token` (none for `null`); `epoch` is the token state it goes out in. */
   #send(attempt: Attempt, token: string | null, epoch: number): Observable<HttpEvent<unknown>> {
     const request = token === null ? attempt.request : this.options.setAuthHeader(attempt.request, token);
-    return attempt
-      .next(request)
-      .pipe(
-        catchError((error: unknown) =>
-          error instanceof HttpErrorResponse &&
-          attempt.retries < this.options.maxRetryCount &&
-          this.options.statusCodes.includes(error.status) &&
-          !this.ejectSwitch.ejected
-            ? this.#recover(attempt, epoch, error)
-            : throwError(() => error),
-        ),
-      );
+    const sent = attempt.next(request);
+    // Out of retries (a repeat, by default): nothing left to catch, so no operator to pay for.
+    if (attempt.retries >= this.options.maxRetryCount) return sent;
+    return sent.pipe(
+      catchError((error: unknown) =>
+        error instanceof HttpErrorResponse &&
+        this.options.statusCodes.includes(error.status) &&
+        !this.ejectSwitch.ejected
+          ? this.#recover(attempt, epoch, error)
+          : throwError(() => error),
+      ),
+    );
   }
 
   #recover(attempt: Attempt, sentEpoch: number, error: HttpErrorResponse): Observable<HttpEvent<unknown>> {
@@ -282,11 +288,8 @@ export class RefreshGate {
   }
 
   #allows(url: string): boolean {
-    // Resolved on first use, not at creation: a server DOM may not have the document ready, or at all.
-    this.#isAllowedUrl ??= createTokenUrlPolicy(
-      this.options.allowedOrigins,
-      readBaseHref(this.#injector.get(DOCUMENT, null)),
-    );
+    // Built on first use, not at creation: a server DOM may lack what the base URL is read from.
+    this.#isAllowedUrl ??= createTokenUrlPolicy(this.options.allowedOrigins, readBaseHref(this.#document));
     return this.#isAllowedUrl(url);
   }
 
@@ -321,30 +324,4 @@ export class RefreshGate {
   #emit(event: TokenRefreshEvent): void {
     if (this.#events.observed) this.#events.next(event);
   }
-}
-
-/**
- * Dev mode: says once per origin why a 401 from it did not start a refresh. A function, not a
- * method: production builds drop it with the dev-mode branch that calls it.
- */
-function warnUnmanaged(
-  request: HttpRequest<unknown>,
-  statusCodes: readonly number[],
-  warnedOrigins: Set<string>,
-): (error: unknown) => void {
-  return (error) => {
-    if (!(error instanceof HttpErrorResponse) || !statusCodes.includes(error.status)) return;
-    let origin: string;
-    try {
-      origin = new URL(request.url, 'https://application.invalid').origin;
-    } catch {
-      origin = request.url;
-    }
-    if (warnedOrigins.has(origin)) return;
-    warnedOrigins.add(origin);
-    console.warn(
-      `ngx-token-refresh: a ${error.status} from ${request.url} did not start a refresh, because tokens may not ` +
-        `go there. Add its origin to allowedOrigins if it should (https only, or http on localhost).`,
-    );
-  };
 }
