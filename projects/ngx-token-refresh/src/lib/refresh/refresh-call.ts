@@ -1,6 +1,6 @@
 import type { HttpResponse } from '@angular/common/http';
 import { type Injector, runInInjectionContext } from '@angular/core';
-import { AsyncSubject, Observable, catchError, from, map, of, take, throwIfEmpty } from 'rxjs';
+import { Observable, from } from 'rxjs';
 
 import { isUsableToken } from './is-usable-token';
 import type { ResolvedTokenRefreshOptions } from './resolve-token-refresh-options';
@@ -38,13 +38,19 @@ export class RefreshCall {
    */
   run(): Observable<RefreshResult> {
     return new Observable<RefreshResult>((subscriber) => {
-      // A refresh can answer synchronously, inside the window below. Its result waits here until the
-      // window has closed: what follows (callbacks, repeats) is not the refresh request and must go
-      // through the interceptor as usual.
-      const result = new AsyncSubject<RefreshResult>();
+      let result: RefreshResult | null = null;
+      let calling = true;
+      const deliver = () => {
+        subscriber.next(result!);
+        subscriber.complete();
+      };
+      // The first outcome counts (the first value, an error, completion, or the timeout). One that
+      // arrives synchronously, inside the window below, is delivered once the window has closed: what
+      // follows (callbacks, repeats) is not the refresh request and must go through the interceptor.
       const settle = (outcome: RefreshResult) => {
-        result.next(outcome);
-        result.complete();
+        if (result) return;
+        result = outcome;
+        if (!calling) deliver();
       };
       const { refreshTimeout, refreshApiCall } = this.#options;
       if (refreshTimeout !== Infinity) {
@@ -64,43 +70,49 @@ export class RefreshCall {
       this.#depth++;
       try {
         subscriber.add(
-          from(runInInjectionContext(this.#injector, refreshApiCall))
-            .pipe(
-              take(1),
-              map((response): RefreshResult => ({ ok: true, token: this.#readToken(response), response })),
-              throwIfEmpty(
-                () =>
-                  new TokenRefreshError(
-                    'NoResponse',
-                    typeof ngDevMode !== 'undefined' && ngDevMode && 'refreshApiCall completed without a response',
-                  ),
-              ),
-              catchError((error: unknown) => of({ ok: false, error } as const)),
-            )
-            .subscribe(settle),
+          from(runInInjectionContext(this.#injector, refreshApiCall)).subscribe({
+            next: (response) => settle(this.#read(response)),
+            error: (error: unknown) => settle({ ok: false, error }),
+            complete: () =>
+              settle({
+                ok: false,
+                error: new TokenRefreshError(
+                  'NoResponse',
+                  typeof ngDevMode !== 'undefined' && ngDevMode && 'refreshApiCall completed without a response',
+                ),
+              }),
+          }),
         );
       } catch (error) {
         settle({ ok: false, error });
       } finally {
         this.#depth--;
+        calling = false;
       }
-      subscriber.add(result.subscribe(subscriber));
+      if (result) deliver();
     });
   }
 
-  /** The token of `response`; throws what `extractToken` throws, or `InvalidToken` for a non-token. */
-  #readToken(response: HttpResponse<unknown>): string {
-    const token: unknown = this.#options.extractToken(response);
-    if (isUsableToken(token)) return token;
-    throw new TokenRefreshError(
-      'InvalidToken',
-      typeof ngDevMode !== 'undefined' &&
-        ngDevMode &&
-        `extractToken returned ${describeNonToken(token)} instead of a token`,
-    );
+  /** The token of `response`, or why there is none: what `extractToken` threw, or `InvalidToken`. */
+  #read(response: HttpResponse<unknown>): RefreshResult {
+    let token: unknown;
+    try {
+      token = this.#options.extractToken(response);
+    } catch (error) {
+      return { ok: false, error };
+    }
+    if (isUsableToken(token)) return { ok: true, token, response };
+    return {
+      ok: false,
+      error: new TokenRefreshError(
+        'InvalidToken',
+        typeof ngDevMode !== 'undefined' &&
+          ngDevMode &&
+          `extractToken returned ${describeNonToken(token)} instead of a token`,
+      ),
+    };
   }
 }
-
 /** Dev mode: what `extractToken` returned instead of a token, for the error message. */
 function describeNonToken(token: unknown): string {
   if (typeof token !== 'string') return String(token);

@@ -207,7 +207,13 @@ export class RefreshGate {
     for (const key of attempt.original.context.keys()) context.set(key, attempt.original.context.get(key));
     context.set(TOKEN_REFRESH_RETRY_COUNT, retries);
     this.#emit({ type: 'requestRetried', request: attempt.original, attempt: retries });
-    return this.#send({ ...attempt, request: attempt.original.clone({ context }), retries }, token, epoch);
+    const repeat = {
+      original: attempt.original,
+      request: attempt.original.clone({ context }),
+      next: attempt.next,
+      retries,
+    };
+    return this.#send(repeat, token, epoch);
   }
 
   /** Waits for `inFlight` to settle, then goes on with `then(outcome)`. */

@@ -76,6 +76,7 @@ export function assertValidOptions(options: Partial<TokenRefreshOptions>, featur
     fail(`maxRetryCount must be a whole number of 0 or more, got ${String(maxRetryCount)}`);
   }
   // setTimeout holds at most 2^31 - 1 ms; a larger delay would fire at once.
+  const MAX_TIMEOUT = 2 ** 31 - 1;
   if (
     refreshTimeout !== undefined &&
     refreshTimeout !== Infinity &&
@@ -117,8 +118,6 @@ export function assertValidOptions(options: Partial<TokenRefreshOptions>, featur
     }
   }
 }
-
-const MAX_TIMEOUT = 2 ** 31 - 1;
 
 /** The URL of `value` when it is an origin alone (scheme, host, optional port and trailing slash). */
 function parseOrigin(value: string): URL | null {
