@@ -16,7 +16,14 @@ export interface BenchConfig {
   readonly burst: {
     readonly contenders: readonly ContenderId[];
     readonly sizes: readonly number[];
+    /** Timed bursts of N, in all (split between the isolates). */
     readonly repetitions: (n: number) => number;
+    /**
+     * Worker processes per (contender, N), their samples pooled. One process tends to stay in one
+     * garbage-collection regime (see FINDINGS.md: at N = 1,000 a process settles bursts either in
+     * ~5 ms or in ~35 ms, whichever the contender), so a median from one process is a coin toss.
+     */
+    readonly isolates: (n: number) => number;
     /** Bursts of min(N, 1,000) before the timed ones (two more after them read the heap). */
     readonly warmups: number;
     /** After the refresh answer, how long requests may take to settle before they count as hung. */
@@ -58,6 +65,7 @@ export const FULL: BenchConfig = {
     contenders: REFRESHING,
     sizes: [10, 100, 1_000, 10_000, 100_000],
     repetitions: (n) => ({ 10: 100, 100: 60, 1_000: 30, 10_000: 9 })[n] ?? 3,
+    isolates: (n) => ({ 10: 3, 100: 3, 1_000: 5, 10_000: 3 })[n] ?? 1,
     warmups: 20,
     hangMs: 5_000,
     timeoutMs: (n) => 60_000 + n * 2,
@@ -90,6 +98,7 @@ export const SMOKE: BenchConfig = {
     contenders: REFRESHING,
     sizes: [10, 100],
     repetitions: () => 2,
+    isolates: () => 1,
     warmups: 1,
     hangMs: 1_000,
     timeoutMs: () => 60_000,

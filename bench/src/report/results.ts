@@ -174,6 +174,11 @@ export interface BundleResults {
   readonly builder: string;
   readonly gzipLevel: number;
   readonly variants: readonly BundleVariant[];
+  /**
+   * Whether the provider form's build (no feature passed) is free of every feature's code, judged by
+   * the feature kinds' names, which only the `withX()` functions carry; null when not built.
+   */
+  readonly unusedFeaturesAbsent?: boolean | null;
 }
 
 export interface GoalResult {

@@ -28,6 +28,11 @@ export const BUNDLE_VARIANTS: readonly { id: string; description: string; baseli
     baseline: 'base',
   },
   {
+    id: 'ntr-provider-feature',
+    description: 'ngx-token-refresh: provider form with one feature (`withInterceptorOptions`)',
+    baseline: 'ntr-provider',
+  },
+  {
     id: 'ntr-client',
     description: 'ngx-token-refresh: interceptor + service client (`provideAuth`, `AuthClient`, `UsersService`)',
     baseline: 'base',
@@ -49,7 +54,11 @@ interface Built {
   readonly raw: number;
   readonly gzip: number;
   readonly byPackage: Map<string, number>;
+  readonly text: string;
 }
+
+/** The `ɵkind` of every feature (lib/refresh/token-refresh-feature.ts): strings only a `withX()` carries. */
+const FEATURE_KINDS = ['InterceptorOptions'];
 
 /** Production builds (Angular CLI, `@angular/build:application`) of every variant; sizes of their JavaScript. */
 export function runBundles(log: (line: string) => void, only?: readonly string[]): BundleResults {
@@ -99,18 +108,26 @@ export function runBundles(log: (line: string) => void, only?: readonly string[]
       addedByPackage,
     };
   });
-  return { builder: '@angular/build:application (production, esbuild)', gzipLevel: GZIP_LEVEL, variants: rows };
+  const provider = built.get('ntr-provider');
+  return {
+    builder: '@angular/build:application (production, esbuild)',
+    gzipLevel: GZIP_LEVEL,
+    variants: rows,
+    unusedFeaturesAbsent: provider ? FEATURE_KINDS.every((kind) => !provider.text.includes(kind)) : null,
+  };
 }
 
 function measure(out: URL): Built {
   const browser = new URL('browser/', out);
   let raw = 0;
   let gzip = 0;
+  let text = '';
   for (const file of readdirSync(browser)
     .filter((f) => f.endsWith('.js'))
     .sort()) {
     const content = readFileSync(new URL(file, browser));
     raw += content.length;
+    text += content.toString('utf8');
     gzip += gzipSync(content, { level: GZIP_LEVEL }).length;
   }
   const byPackage = new Map<string, number>();
@@ -127,7 +144,7 @@ function measure(out: URL): Built {
       }
     }
   }
-  return { raw, gzip, byPackage };
+  return { raw, gzip, byPackage, text };
 }
 
 /** The package an input of the build belongs to: `rxjs`, `@angular/core`, `ngx-token-refresh`, or `app`. */

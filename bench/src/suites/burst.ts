@@ -9,8 +9,8 @@ import { runTask } from '../worker/pool';
 export const LINEAR_SLOPE_LIMIT = 1.15;
 
 /**
- * Bursts after expiry, N ascending, each (contender, N) in a fresh worker process. A contender that
- * hangs or times out at some N is not run at larger N.
+ * Bursts after expiry, N ascending, each (contender, N) in `isolates(N)` fresh worker processes whose
+ * samples are pooled. A contender that hangs or times out at some N is not run at larger N.
  */
 export async function runBursts(config: BenchConfig['burst'], log: (line: string) => void): Promise<BurstResults> {
   const cells: BurstCell[] = [];
@@ -22,23 +22,30 @@ export async function runBursts(config: BenchConfig['burst'], log: (line: string
         cells.push(emptyCell(contender, n, 'not-run', reason));
         continue;
       }
-      const repetitions = config.repetitions(n);
+      const isolates = config.isolates(n);
+      const repetitions = Math.ceil(config.repetitions(n) / isolates);
       const started = performance.now();
-      const outcome = await runTask(
-        {
-          kind: 'burst',
-          contender,
-          n,
-          repetitions,
-          warmups: config.warmups,
-          hangMs: config.hangMs,
-          failRefresh: false,
-        },
-        config.timeoutMs(n),
-      );
-      const cell = outcome.ok
-        ? summarize(contender, n, outcome.answer.kind === 'burst' ? outcome.answer.samples : [])
-        : emptyCell(contender, n, outcome.reason, outcome.message);
+      const samples: BurstSample[] = [];
+      let failure: { reason: BurstStatus; message: string } | null = null;
+      for (let i = 0; i < isolates && !failure; i++) {
+        const outcome = await runTask(
+          {
+            kind: 'burst',
+            contender,
+            n,
+            repetitions,
+            warmups: config.warmups,
+            hangMs: config.hangMs,
+            failRefresh: false,
+          },
+          config.timeoutMs(n),
+        );
+        if (!outcome.ok) failure = { reason: outcome.reason, message: outcome.message };
+        else if (outcome.answer.kind === 'burst') samples.push(...outcome.answer.samples);
+      }
+      const cell = failure
+        ? emptyCell(contender, n, failure.reason, failure.message)
+        : summarize(contender, n, samples);
       cells.push(cell);
       if (cell.status === 'hang' || cell.status === 'timeout' || cell.status === 'error') {
         stopped.set(contender, `${cell.status} at N = ${n.toLocaleString('en-US')}`);
