@@ -47,11 +47,12 @@ export interface AuthConfig {
   readonly loginPath?: string;
   /**
    * Called (in the injection context) when the session ends because a refresh failed, after the
-   * session was cleared. Pass `navigateToLogin` to send people to `loginPath` with `?returnUrl=` the
-   * current URL. Default: none (the session is cleared; `authGuard` asks for a login at the next
-   * guarded navigation).
+   * session was cleared. Not called when `restoreSession()` (or `authGuard`) fails to bring back a
+   * session that was not there. Pass `navigateToLogin` to send people to `loginPath` with
+   * `?reason=expired&returnUrl=` the current URL. Default: none (the session is cleared; `authGuard`
+   * asks for a login at the next guarded navigation).
    *
-   * @example (error) => inject(Router).navigate(['/login'], { queryParams: { reason: error.code } })
+   * @example onSessionExpired: navigateToLogin
    */
   readonly onSessionExpired?: (error: ApiError) => void;
 }
