@@ -96,8 +96,8 @@ export class AuthClient {
    * @example inject(AuthClient).restoreSession().subscribe((restored) => restored || router.navigate(['/login']))
    */
   restoreSession(): Observable<boolean> {
-    if (this.isAuthenticated()) return of(true);
     return defer(() => {
+      if (this.isAuthenticated()) return of(true);
       this.restoring++;
       return this.refresh().pipe(
         map(() => true),

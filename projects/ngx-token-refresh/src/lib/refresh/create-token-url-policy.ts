@@ -21,15 +21,14 @@ export const isSecureTokenUrl = (url: URL) =>
  * tricks (`/\evil.example`) are judged by where they really go.
  *
  * @param allowedOrigins extra origins, as exact strings or patterns tested against the origin.
- * @param baseHref the URL relative requests resolve against (`document.baseURI`), if there is one.
+ * @param readBaseHref gives the URL relative requests resolve against (see {@link readBaseHref}), if
+ *   there is one. Called once, on the first test, not at creation: when an application starts, a
+ *   server DOM may not offer it yet.
  */
 export function createTokenUrlPolicy(
   allowedOrigins: readonly (string | RegExp)[],
-  baseHref: string | undefined,
+  readBaseHref: () => string | undefined,
 ): (url: string) => boolean {
-  // A base that is no web address (`about:blank` in a document without a URL) is as good as none.
-  const parsed = baseHref ? parseUrl(baseHref) : null;
-  const base = parsed && /^https?:$/.test(parsed.protocol) ? parsed : new URL(UNKNOWN_ORIGIN);
   const exact = new Set<string>();
   // Sticky and global flags make `test` stateful; the copies are used for plain matching.
   const patterns: RegExp[] = [];
@@ -41,9 +40,16 @@ export function createTokenUrlPolicy(
       patterns.push(new RegExp(origin.source, origin.flags.replace(/[gy]/g, '')));
     }
   }
-  const baseAllowed = isSecureTokenUrl(base);
+  let base: URL | undefined;
+  let baseAllowed = false;
 
   return (url) => {
+    if (!base) {
+      // A base that is no web address (`about:blank` in a document without a URL) is as good as none.
+      const parsed = parseUrl(readBaseHref() ?? '');
+      base = parsed && /^https?:$/.test(parsed.protocol) ? parsed : new URL(UNKNOWN_ORIGIN);
+      baseAllowed = isSecureTokenUrl(base);
+    }
     if (SAME_ORIGIN_PATH.test(url)) return baseAllowed;
     const target = parseUrl(url, base);
     if (!target || !isSecureTokenUrl(target)) return false;

@@ -109,6 +109,25 @@ describe('provideTokenRefresh', () => {
       httpTesting.verify();
     });
 
+    it("keeps the first argument's value for an option the feature leaves undefined", () => {
+      TestBed.configureTestingModule({
+        providers: [
+          provideHttpClient(withInterceptors([tokenRefreshInterceptor])),
+          provideHttpClientTesting(),
+          provideTokenRefresh(
+            refreshOptions({ allowedOrigins: ['https://api.example.com'], attachToken: true }),
+            withInterceptorOptions({ allowedOrigins: undefined, refreshTimeout: 5_000 }),
+          ),
+        ],
+      });
+      TestBed.runInInjectionContext(() => injectTokenRefresh()).setToken('current');
+      TestBed.inject(HttpClient).get('https://api.example.com/a').subscribe();
+
+      const request = TestBed.inject(HttpTestingController).expectOne('https://api.example.com/a');
+      expect(request.request.headers.get('Authorization')).toBe('Bearer current');
+      request.flush('a');
+    });
+
     it.each<[string, unknown[], RegExp]>([
       ['something that is not a feature', [{}], /provideTokenRefresh got \[object Object\] where a feature belongs/],
       ['null', [null], /provideTokenRefresh got null where a feature belongs/],

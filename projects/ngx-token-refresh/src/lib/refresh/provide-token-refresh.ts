@@ -5,7 +5,7 @@ import { RefreshGate } from './refresh-gate';
 import { resolveTokenRefreshOptions } from './resolve-token-refresh-options';
 import type { TokenRefreshFeature } from './token-refresh-feature';
 import type { TokenRefreshOptions } from './token-refresh-options';
-import { INTERCEPTOR_OPTIONS } from './with-interceptor-options';
+import { INTERCEPTOR_OPTIONS, type InterceptorOptions } from './with-interceptor-options';
 
 /** The gate of the interceptor registered by {@link provideTokenRefresh} in this injector. */
 export const TOKEN_REFRESH_GATE = new InjectionToken<RefreshGate>(
@@ -77,13 +77,20 @@ export function provideTokenRefreshFrom(
         }
         const overrides = inject(INTERCEPTOR_OPTIONS, { self: true, optional: true });
         // A switch of its own: eject() here affects this application only.
-        return new RefreshGate(overrides ? resolveTokenRefreshOptions({ ...options, ...overrides }) : resolved, {
+        return new RefreshGate(overrides ? resolveTokenRefreshOptions(withOverrides(options, overrides)) : resolved, {
           ejected: false,
         });
       },
     },
     features.map((feature) => feature.ɵproviders),
   ]);
+}
+
+/** `options` with the options a feature gives; one left `undefined` there keeps the first argument's. */
+function withOverrides(options: TokenRefreshOptions, overrides: InterceptorOptions): TokenRefreshOptions {
+  const merged: Record<string, unknown> = { ...options };
+  for (const [name, value] of Object.entries(overrides)) if (value !== undefined) merged[name] = value;
+  return merged as unknown as TokenRefreshOptions;
 }
 
 /** Dev mode: every feature is one made by a `withX()` function, and each kind comes once. */

@@ -14,7 +14,8 @@ export type RefreshResult =
 /**
  * The refresh request of one application: `refreshApiCall` in the application's injection context,
  * its token checked, bounded by `refreshTimeout`. While `refreshApiCall` runs and its request is being
- * sent, {@link isSending} is true, so the interceptor lets that request (and only it) through untouched.
+ * sent, {@link isSending} is true, so the interceptor lets every request of that moment (the refresh
+ * request, and whatever else `refreshApiCall` sends at once) through untouched.
  */
 export class RefreshCall {
   /** Above 0 while `refreshApiCall` runs: requests arriving then are the refresh request itself. */

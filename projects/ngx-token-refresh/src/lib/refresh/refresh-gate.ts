@@ -86,8 +86,7 @@ export class RefreshGate {
   #inFlight: BehaviorSubject<RefreshOutcome | null> | null = null;
   #call = Subscription.EMPTY;
   #epoch = 0;
-  #isAllowedUrl: ((url: string) => boolean) | undefined;
-  readonly #document = inject(DOCUMENT, { optional: true });
+  readonly #allows: (url: string) => boolean;
   readonly #warnedOrigins = new Set<string>();
   readonly #injector = inject(EnvironmentInjector);
   readonly #errorHandler = inject(ErrorHandler, { optional: true });
@@ -110,6 +109,8 @@ export class RefreshGate {
     readonly ejectSwitch: EjectSwitch,
   ) {
     this.#refreshCall = new RefreshCall(options, this.#injector);
+    const document = inject(DOCUMENT, { optional: true });
+    this.#allows = createTokenUrlPolicy(options.allowedOrigins, () => readBaseHref(document));
     inject(DestroyRef).onDestroy(() => this.#destroy());
   }
 
@@ -248,6 +249,9 @@ export class RefreshGate {
   }
 
   #finish(inFlight: BehaviorSubject<RefreshOutcome | null>, result: RefreshResult): void {
+    // Already ended: a setToken inside the re-entry window (from refreshApiCall or extractToken)
+    // decided before this answer, which arrived synchronously, could be delivered.
+    if (this.#inFlight !== inFlight) return;
     this.#unlock();
     this.#setCurrentToken(result.ok ? result.token : null);
     // Callbacks run before the queue is released: a token stored by onRefreshSuccess is in place
@@ -291,12 +295,6 @@ export class RefreshGate {
   #setCurrentToken(token: string | null): void {
     this.#token.set(token);
     this.#epoch++;
-  }
-
-  #allows(url: string): boolean {
-    // Built on first use, not at creation: a server DOM may lack what the base URL is read from.
-    this.#isAllowedUrl ??= createTokenUrlPolicy(this.options.allowedOrigins, readBaseHref(this.#document));
-    return this.#isAllowedUrl(url);
   }
 
   /** Ends a refresh in flight when the application is destroyed, so no caller is left waiting. */

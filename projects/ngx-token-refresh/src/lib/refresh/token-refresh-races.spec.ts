@@ -333,6 +333,32 @@ describe('token refresh under races', () => {
   });
 
   describe('setToken during a refresh', () => {
+    it('lets a setToken made while refreshApiCall runs win over a refresh that answers at once', () => {
+      const onRefreshSuccess = jest.fn();
+      let state: () => ReturnType<typeof injectTokenRefresh> = () => {
+        throw new Error('not set up');
+      };
+      const setup = setupTokenRefresh({
+        onRefreshSuccess,
+        refreshApiCall: () => {
+          state().setToken('from-the-app');
+          return of(new HttpResponse({ body: { accessToken: 'refreshed' } }));
+        },
+      });
+      state = setup.state;
+      const result = track(setup.http.get('/api/a'));
+
+      setup.httpTesting.expectOne('/api/a').flush(null, UNAUTHORIZED);
+
+      expect(state().token()).toBe('from-the-app');
+      expect(onRefreshSuccess).not.toHaveBeenCalled();
+      const repeat = setup.httpTesting.expectOne('/api/a');
+      expect(repeat.request.headers.get('Authorization')).toBe('Bearer from-the-app');
+      repeat.flush('a');
+      expect(result.value).toBe('a');
+      expect(setup.refreshCount()).toBe(1);
+    });
+
     it('ends the refresh in favour of the token set: waiters repeat with it, no callback runs', () => {
       const onRefreshSuccess = jest.fn();
       const { http, httpTesting, state } = setupTokenRefresh({ onRefreshSuccess });

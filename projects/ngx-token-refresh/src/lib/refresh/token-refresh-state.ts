@@ -48,7 +48,7 @@ export interface TokenRefreshState {
   /**
    * Turns the interceptor into a pass-through (e.g. at logout). For a controller from
    * `createTokenRefreshInterceptor` this ejects the controller everywhere it is used; with
-   * `provideTokenRefresh` each application has its own controller.
+   * `provideTokenRefresh` each application has its own switch.
    */
   eject(): void;
 
