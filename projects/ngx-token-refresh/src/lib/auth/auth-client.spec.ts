@@ -323,6 +323,83 @@ describe('AuthClient', () => {
     });
   });
 
+  describe('a refresh that fails', () => {
+    it.each<[string, (request: ReturnType<HttpTestingController['expectOne']>) => void]>([
+      ['no network (status 0)', (request) => request.error(new ProgressEvent('error'))],
+      ['503', (request) => request.flush(errorBody('Unavailable'), { status: 503, statusText: 'Unavailable' })],
+      ['429', (request) => request.flush(errorBody('TooManyRequests'), { status: 429, statusText: 'Too Many' })],
+    ])('keeps the session after %s: the waiting call fails, the next one tries again', (_, fail) => {
+      const onSessionExpired = jest.fn();
+      const { auth, http, httpTesting } = setup({ onSessionExpired });
+      const token = signIn(auth, httpTesting);
+      const first = track(http.get('/api/me'));
+      httpTesting.expectOne('/api/me').flush(null, UNAUTHORIZED);
+
+      fail(httpTesting.expectOne('/auth/refresh'));
+
+      expect(first.settled).toBe('error');
+      expect(auth.isAuthenticated()).toBe(true);
+      expect(auth.accessToken()).toBe(token);
+      expect(onSessionExpired).not.toHaveBeenCalled();
+
+      const second = track(http.get('/api/me'));
+      const retry = httpTesting.expectOne('/api/me');
+      expect(retry.request.headers.get('Authorization')).toBe(`Bearer ${token}`);
+      retry.flush(null, UNAUTHORIZED);
+      httpTesting.expectOne('/auth/refresh').flush({ accessToken: 'renewed-token' });
+      httpTesting.expectOne('/api/me').flush({ name: 'ada' });
+      expect(second.value).toEqual({ name: 'ada' });
+      expect(auth.accessToken()).toBe('renewed-token');
+    });
+
+    it('keeps the session after a refresh that timed out', () => {
+      jest.useFakeTimers();
+      try {
+        const onSessionExpired = jest.fn();
+        const { auth, http, httpTesting } = setup({ onSessionExpired }, undefined, [
+          withInterceptorOptions({ refreshTimeout: 5_000 }),
+        ]);
+        const token = signIn(auth, httpTesting);
+        const first = track(http.get('/api/me'));
+        httpTesting.expectOne('/api/me').flush(null, UNAUTHORIZED);
+        const refresh = httpTesting.expectOne('/auth/refresh');
+
+        jest.advanceTimersByTime(5_000);
+
+        expect(refresh.cancelled).toBe(true);
+        expect(first.error).toMatchObject({ code: 'Timeout' });
+        expect(auth.accessToken()).toBe(token);
+        expect(onSessionExpired).not.toHaveBeenCalled();
+      } finally {
+        jest.useRealTimers();
+      }
+    });
+
+    it('ends the session when the server refuses the refresh token (401)', () => {
+      const onSessionExpired = jest.fn();
+      const { auth, http, httpTesting } = setup({ onSessionExpired });
+      signIn(auth, httpTesting);
+      track(http.get('/api/me'));
+      httpTesting.expectOne('/api/me').flush(null, UNAUTHORIZED);
+
+      httpTesting.expectOne('/auth/refresh').flush(errorBody('RefreshTokenExpired'), UNAUTHORIZED);
+
+      expect(auth.isAuthenticated()).toBe(false);
+      expect(onSessionExpired).toHaveBeenCalledTimes(1);
+    });
+
+    it("keeps the stored token in 'session' storage through a passing failure", () => {
+      const { auth, http, httpTesting } = setup({ tokenStorage: 'session' });
+      const token = signIn(auth, httpTesting);
+      track(http.get('/api/me'));
+      httpTesting.expectOne('/api/me').flush(null, UNAUTHORIZED);
+
+      httpTesting.expectOne('/auth/refresh').error(new ProgressEvent('error'));
+
+      expect(sessionStorage.getItem(ACCESS_TOKEN_KEY)).toBe(token);
+    });
+  });
+
   describe('restoreSession', () => {
     it('emits true at once, without a refresh, when there is a session', () => {
       const { auth, httpTesting } = setup();

@@ -1,4 +1,4 @@
-import { HttpClient } from '@angular/common/http';
+import { HttpClient, HttpErrorResponse } from '@angular/common/http';
 import { Injectable, computed, inject } from '@angular/core';
 import { AsyncSubject, type Observable, catchError, defer, finalize, map, of, throwError } from 'rxjs';
 
@@ -6,6 +6,7 @@ import { ApiError } from '../errors/api-error';
 import { parseApiError } from '../errors/parse-api-error';
 import { isUsableToken } from '../refresh/is-usable-token';
 import { TOKEN_REFRESH_GATE } from '../refresh/provide-token-refresh';
+import { TokenRefreshError } from '../refresh/token-refresh-error';
 import { AUTH_CONFIG } from './auth-config';
 import { AuthSession } from './auth-session';
 import { parseJwtClaims } from './parse-jwt-claims';
@@ -140,11 +141,23 @@ export class AuthClient {
   }
 
   /**
-   * Internal (`provideAuth`'s `onRefreshFailure`): a failed refresh ends the session, and is reported
-   * through `onSessionExpired` unless it was {@link restoreSession}'s attempt.
+   * Internal (`provideAuth`'s `onRefreshFailure`). A refresh the server could not answer (no network,
+   * a timeout, 408, 429, a 5xx) says nothing about the session: it is kept, and the next call tries
+   * again. Any other failure (the server refused the refresh token) ends the session, reported through
+   * `onSessionExpired` unless it was {@link restoreSession}'s attempt.
    */
   ɵrefreshFailed(error: unknown): void {
+    if (isPassingFailure(error) && this.session.keep()) return;
     this.session.clear();
     if (this.restoring === 0) this.config.onSessionExpired?.(parseApiError(error));
   }
+}
+
+/** A failure that leaves the refresh token's fate unknown, as opposed to the server refusing it. */
+function isPassingFailure(error: unknown): boolean {
+  if (error instanceof HttpErrorResponse) {
+    const status = error.status;
+    return status === 0 || status === 408 || status === 429 || status >= 500;
+  }
+  return error instanceof TokenRefreshError && error.code === 'Timeout';
 }

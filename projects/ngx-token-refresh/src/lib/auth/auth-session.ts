@@ -20,14 +20,24 @@ export class AuthSession {
   /** The current access token. */
   readonly token = this.state.token;
 
+  /**
+   * The last access token this session was given (login, refresh, or restored from storage): what a
+   * refresh that failed for a passing reason gives back, since the interceptor clears its own.
+   */
+  private last: string | null = null;
+
   /** Puts back the token of this tab after a reload (`tokenStorage: 'session'`). */
   restoreStored(): void {
     const stored = this.storage()?.getItem(ACCESS_TOKEN_KEY);
-    if (isUsableToken(stored) && this.state.token() === null) this.state.setToken(stored);
+    if (isUsableToken(stored) && this.state.token() === null) {
+      this.last = stored;
+      this.state.setToken(stored);
+    }
   }
 
   /** A login succeeded: keep its access token (and, in the body flow, its refresh token). */
   start(accessToken: string, body: unknown): void {
+    this.last = accessToken;
     this.state.setToken(accessToken);
     this.renewed(body);
   }
@@ -35,7 +45,10 @@ export class AuthSession {
   /** A refresh succeeded (the interceptor already holds the new token): persist what changed. */
   renewed(body: unknown): void {
     const token = this.state.token();
-    if (token !== null) this.write(token);
+    if (token !== null) {
+      this.last = token;
+      this.write(token);
+    }
     const rotated =
       typeof body === 'object' && body !== null ? (body as Record<string, unknown>)['refreshToken'] : null;
     if (this.config.refreshFlow === 'body' && typeof rotated === 'string' && rotated !== '') {
@@ -43,8 +56,20 @@ export class AuthSession {
     }
   }
 
+  /**
+   * Keeps the session through a refresh that failed for a passing reason: puts its last access token
+   * back (the interceptor cleared it), so the next call carries it and, on a 401, tries a refresh
+   * again. Returns whether there was a session to keep.
+   */
+  keep(): boolean {
+    if (this.last === null) return false;
+    this.state.setToken(this.last);
+    return true;
+  }
+
   /** Forgets every token of the session. */
   clear(): void {
+    this.last = null;
     this.state.setToken(null);
     this.write(null);
     if (this.config.refreshFlow === 'body') this.config.refreshTokenStore?.set(null);
