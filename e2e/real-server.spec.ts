@@ -56,6 +56,35 @@ test('after the access token expires, a burst of 10 calls makes exactly one POST
   await page.screenshot({ path: 'test-results/screenshots/real-server-auth-lab.png', fullPage: true });
 });
 
+test('a refresh lost to the network keeps the session, and the next burst refreshes; a refused refresh ends it', async ({
+  page,
+  context,
+}) => {
+  const network = recordNetwork(page);
+  await signIn(page);
+  await expect(page.getByTestId('token-remaining')).toHaveText('expired', { timeout: 10_000 });
+
+  // The network drops the refresh: the burst's calls fail, but nobody is signed out.
+  await page.route('**/auth/refresh', (route) => route.abort('failed'));
+  await page.getByTestId('fire-calls').click();
+  await expect(page.getByTestId('failure-count')).toHaveText('10');
+  await expect(page).toHaveURL(/\/lab$/);
+  await expect(page.getByTestId('signed-in-as')).toHaveText('Signed in as ada');
+
+  // The network is back: the next burst refreshes once with the same cookie, and every call succeeds.
+  await page.unroute('**/auth/refresh');
+  const refreshesBefore = network.refreshes().length;
+  await page.getByTestId('fire-calls').click();
+  await expect(page.getByTestId('success-count')).toHaveText('10');
+  expect(network.refreshes().length - refreshesBefore).toBe(1);
+
+  // The server refuses the refresh token (here: the cookie is gone): the session ends.
+  await expect(page.getByTestId('token-remaining')).toHaveText('expired', { timeout: 10_000 });
+  await context.clearCookies();
+  await page.getByTestId('fire-calls').click();
+  await expect(page).toHaveURL(/\/login\?reason=expired/);
+});
+
 test('a reload keeps the session through the cookie; sign-out revokes it on the server', async ({ page, context }) => {
   const network = recordNetwork(page);
   await signIn(page);
