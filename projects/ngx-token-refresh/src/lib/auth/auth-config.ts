@@ -46,8 +46,9 @@ export interface AuthConfig {
   /** The app's login route, where `authGuard` and `navigateToLogin` send people. Default: `'/login'`. */
   readonly loginPath?: string;
   /**
-   * Called (in the injection context) when the session ends because a refresh failed, after the
-   * session was cleared. Not called when `restoreSession()` (or `authGuard`) fails to bring back a
+   * Called (in the injection context) when the session ends because the server refused a refresh
+   * (a refresh it could not answer, such as no network, a timeout or a 5xx, keeps the session), after
+   * the session was cleared. Not called when `restoreSession()` (or `authGuard`) fails to bring back a
    * session that was not there. Pass `navigateToLogin` to send people to `loginPath` with
    * `?reason=expired&returnUrl=` the current URL. Default: none (the session is cleared; `authGuard`
    * asks for a login at the next guarded navigation).

@@ -18,7 +18,8 @@ import { readAccessToken } from './read-access-token';
  * Sets up authentication against this service's `/auth` endpoints in one line: the `AuthClient`, its
  * session (token in memory or `sessionStorage`, restored at start-up), and the token-refresh
  * interceptor wired to it (it attaches the token, refreshes through the client, stores the new
- * token, and on failure clears the session and calls `onSessionExpired`). Add
+ * token, and when the server refuses a refresh clears the session and calls `onSessionExpired`; a
+ * refresh the server could not answer, such as no network or a 503, keeps the session). Add
  * `tokenRefreshInterceptor` to `withInterceptors`. `features` are the interceptor's, as for
  * `provideTokenRefresh`: `withInterceptorOptions({ allowedOrigins, ... })` for an API on another
  * origin, a custom header, other statuses or another timeout.
