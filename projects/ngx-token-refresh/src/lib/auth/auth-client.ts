@@ -145,6 +145,8 @@ export class AuthClient {
    * a timeout, 408, 429, a 5xx) says nothing about the session: it is kept, and the next call tries
    * again. Any other failure (the server refused the refresh token) ends the session, reported through
    * `onSessionExpired` unless it was {@link restoreSession}'s attempt.
+   *
+   * @internal
    */
   ɵrefreshFailed(error: unknown): void {
     if (isPassingFailure(error) && this.session.keep()) return;
