@@ -16,6 +16,8 @@ export type { TokenRefreshOptions } from './lib/refresh/token-refresh-options';
 export type { TokenRefreshFeature, TokenRefreshFeatureKind } from './lib/refresh/token-refresh-feature';
 export { TOKEN_REFRESH_RETRY_COUNT } from './lib/refresh/token-refresh-retry-count';
 export type { TokenRefreshState } from './lib/refresh/token-refresh-state';
+export { withCrossTabSync, withNoCrossTabSync } from './lib/refresh/with-cross-tab-sync';
+export type { CrossTabSyncOptions } from './lib/refresh/with-cross-tab-sync';
 export { withInterceptorOptions } from './lib/refresh/with-interceptor-options';
 export type { InterceptorOptions } from './lib/refresh/with-interceptor-options';
 

@@ -6,7 +6,7 @@ import { HttpError } from './http-error.js';
 import { verifyPassword } from './password-hash.js';
 import type { ServerConfig } from './read-config.js';
 import { REFRESH_COOKIE, clearRefreshCookie, setRefreshCookie } from './refresh-cookie.js';
-import { createRandomId, createRefreshToken, hashRefreshToken, isRefreshTokenShape } from './refresh-token.js';
+import { type RefreshTokens, createFamilyId } from './refresh-tokens.js';
 import type { Repository } from './repository.js';
 
 /** What the auth routes need. */
@@ -14,6 +14,7 @@ export interface AuthRoutesOptions {
   readonly config: ServerConfig;
   readonly repository: Repository;
   readonly accessTokens: AccessTokens;
+  readonly refreshTokens: RefreshTokens;
   /** The clock, in milliseconds. */
   readonly now: () => number;
   /** A hash of a random password, verified against when the account is unknown (equal timing). */
@@ -50,14 +51,16 @@ const CLEANUP_INTERVAL_MS = 60_000;
  *   family). Wrong password and unknown user give the same 401 `InvalidCredentials` after the same
  *   scrypt work. Rate-limited per client address.
  * - refresh: the cookie, or `{ refreshToken }` in the body → 200 `{ accessToken }` and the token
- *   rotated (single use). The rotated token goes back the way the old one came: a cookie for a
- *   cookie, `refreshToken` in the body for a body. A token that was already rotated revokes its
- *   whole family (reuse detection); expired, unknown or revoked → 401 `InvalidRefreshToken`.
+ *   rotated. The rotated token goes back the way the old one came: a cookie for a cookie,
+ *   `refreshToken` in the body for a body. The live token's immediate predecessor, within
+ *   `refreshTokenReuseIntervalSeconds` of the rotation, gets the live token again (two tabs, a lost
+ *   answer); an older token, or the predecessor after that window, revokes the whole family (reuse
+ *   detection); expired, unknown, forged or revoked → 401 `InvalidRefreshToken`.
  * - logout: revokes the family, found from the access token's `sid` (`Authorization: Bearer`, even
  *   expired), a `{ refreshToken }` body, or the cookie; clears the cookie; 204 whatever happens.
  */
 export async function registerAuthRoutes(app: FastifyInstance, options: AuthRoutesOptions): Promise<void> {
-  const { config, repository, accessTokens, now, dummyPasswordHash } = options;
+  const { config, repository, accessTokens, refreshTokens, now, dummyPasswordHash } = options;
   const cookie = { secure: config.cookieSecure };
   let lastCleanup = 0;
 
@@ -83,15 +86,14 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
         lastCleanup = nowMs;
         await repository.deleteExpiredRefreshFamilies(new Date(nowMs));
       }
-      const familyId = createRandomId();
-      const refreshToken = createRefreshToken();
+      const familyId = createFamilyId();
       await repository.createRefreshFamily({
         familyId,
         username: account.username,
-        tokenHash: hashRefreshToken(refreshToken),
         now: new Date(nowMs),
         expiresAt: new Date(nowMs + config.refreshTokenTtlSeconds * 1000),
       });
+      const refreshToken = refreshTokens.derive({ familyId, generation: 0 });
       const accessToken = await accessTokens.issue({ username: account.username, role: account.role, familyId });
       setRefreshCookie(reply, refreshToken, { ...cookie, maxAgeSeconds: config.refreshTokenTtlSeconds });
       return config.refreshTokenInBody ? { accessToken, refreshToken } : { accessToken };
@@ -108,21 +110,32 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
       return new HttpError(401, 'InvalidRefreshToken', message);
     };
     if (presented === undefined || presented === '') throw refuse('There is no refresh token; please sign in.');
-    if (!isRefreshTokenShape(presented)) throw refuse(UNUSABLE);
+    // Malformed, tampered with, or made with another key: refused without a database round trip.
+    const reference = refreshTokens.parse(presented);
+    if (reference === null) throw refuse(UNUSABLE);
     const nowMs = now();
-    const next = createRefreshToken();
-    const result = await repository.rotateRefreshToken(
-      hashRefreshToken(presented),
-      hashRefreshToken(next),
-      new Date(nowMs),
-    );
+    const result = await repository.rotateRefreshToken({
+      ...reference,
+      now: new Date(nowMs),
+      reuseIntervalSeconds: config.refreshTokenReuseIntervalSeconds,
+    });
     if (result.outcome === 'reused') {
       request.log.warn({ familyId: result.familyId }, 'refresh token reused: token family revoked');
       throw refuse('The refresh token was already used, so the session has been ended; please sign in again.');
     }
     if (result.outcome === 'invalid') throw refuse(UNUSABLE);
-    const { username, role, familyId, expiresAt } = result;
+    if (result.outcome === 'reissued') {
+      // Expected now and then (two tabs, a lost answer), but worth seeing when it piles up.
+      request.log.info(
+        { familyId: result.familyId, generation: result.generation },
+        'refresh token presented again within the reuse interval: live token reissued',
+      );
+    }
+    const { username, role, familyId, generation, expiresAt } = result;
     const accessToken = await accessTokens.issue({ username, role, familyId });
+    // A reissue answers the very value of the live token, so the browser's cookie jar ends up with the
+    // live token whichever of several answers arrives last.
+    const next = refreshTokens.derive({ familyId, generation });
     if (fromBody !== undefined) return { accessToken, refreshToken: next };
     setRefreshCookie(reply, next, { ...cookie, maxAgeSeconds: Math.floor((expiresAt.getTime() - nowMs) / 1000) });
     return { accessToken };
@@ -137,9 +150,9 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
       if (check.ok) families.add(check.claims.sid);
     }
     for (const token of [readBodyToken(request), request.cookies[REFRESH_COOKIE]]) {
-      if (!isRefreshTokenShape(token)) continue;
-      const familyId = await repository.findRefreshFamilyId(hashRefreshToken(token));
-      if (familyId !== null) families.add(familyId);
+      // Any genuine token of the family names it, rotated ones too; a forged one names nothing.
+      const reference = refreshTokens.parse(token);
+      if (reference !== null) families.add(reference.familyId);
     }
     for (const familyId of families) await repository.revokeRefreshFamily(familyId, new Date(now()));
     clearRefreshCookie(reply, cookie);

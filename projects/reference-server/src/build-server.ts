@@ -10,6 +10,7 @@ import { handleClientError, handleFrameworkError, registerErrorHandling } from '
 import { HttpError } from './http-error.js';
 import { hashPassword } from './password-hash.js';
 import type { ServerConfig } from './read-config.js';
+import { createRefreshTokens } from './refresh-tokens.js';
 import { registerJsonBody } from './register-json-body.js';
 import type { Repository } from './repository.js';
 import { registerUsersRoutes } from './users-routes.js';
@@ -85,7 +86,9 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
   // A real hash of a random password, made with the same cost as the stored ones, so a login with an
   // unknown username does the same scrypt work as one with a wrong password.
   const dummyPasswordHash = await hashPassword(crypto.randomUUID());
-  await registerAuthRoutes(app, { config, repository, accessTokens, now, dummyPasswordHash });
+  // Derived from the same secret (through HKDF), so instances sharing JWT_SECRET accept each other's.
+  const refreshTokens = createRefreshTokens(config.jwtSecret);
+  await registerAuthRoutes(app, { config, repository, accessTokens, refreshTokens, now, dummyPasswordHash });
   await registerUsersRoutes(app, { repository, accessTokens, apiVendor: config.apiVendor });
   return app;
 }

@@ -14,7 +14,12 @@ export interface ServerConfig {
   readonly accessTokenTtlSeconds: number;
   /** Lifetime of a refresh-token family (a login), in seconds; rotation keeps the family's end. */
   readonly refreshTokenTtlSeconds: number;
-  /** HS256 signing key of the access tokens. */
+  /**
+   * How long after a rotation the rotated token's immediate predecessor still gets the live token
+   * (two tabs, a lost answer) instead of counting as reuse, in seconds; 0: strict single use.
+   */
+  readonly refreshTokenReuseIntervalSeconds: number;
+  /** HS256 signing key of the access tokens; the refresh tokens' key is derived from it. */
   readonly jwtSecret: Uint8Array;
   /** Whether `jwtSecret` was generated at start-up (JWT_SECRET unset): tokens die with the process. */
   readonly jwtSecretGenerated: boolean;
@@ -73,6 +78,10 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): S
     pgliteDataDir: text(env, 'PGLITE_DATA_DIR'),
     accessTokenTtlSeconds,
     refreshTokenTtlSeconds,
+    // 30 s, Okta's default grace period: long enough for a refresh already on the wire from another
+    // tab, a slow mobile network or a retry after a lost answer; short enough that a copied old token
+    // is worthless half a minute after its rotation. At most 5 minutes: beyond that it is no overlap.
+    refreshTokenReuseIntervalSeconds: integer(env, 'REFRESH_TOKEN_REUSE_INTERVAL_SECONDS', 30, 0, 300),
     jwtSecret: secret === null ? new Uint8Array(randomBytes(MIN_SECRET_BYTES)) : new TextEncoder().encode(secret),
     jwtSecretGenerated: secret === null,
     corsOrigins: origins(env, 'CORS_ORIGINS'),

@@ -18,19 +18,33 @@ export interface Account {
 /** `admin` may write users; `viewer` may only read them. */
 export type Role = 'admin' | 'viewer';
 
+/** The session a refresh answers for: whose it is, and the refresh token that is live now. */
+export interface LiveRefreshFamily {
+  readonly familyId: string;
+  /** The live generation: the refresh token to hand out is the one of this generation. */
+  readonly generation: number;
+  readonly username: string;
+  /** Read at every refresh, so a changed role takes effect within one access-token lifetime. */
+  readonly role: Role;
+  /** The end of the session (the login's time plus the refresh lifetime); rotation does not move it. */
+  readonly expiresAt: Date;
+}
+
 /** What became of a refresh token presented for rotation. */
 export type RotationResult =
-  /** It was valid: it is used up now, and `newTokenHash` is the family's live token. */
-  | {
-      readonly outcome: 'rotated';
-      readonly familyId: string;
-      readonly username: string;
-      readonly role: Role;
-      readonly expiresAt: Date;
-    }
-  /** It had been rotated before: a copy is in somebody else's hands, and the family is revoked now. */
+  /** It was the live one: the family moved on to the next generation, which is live now. */
+  | ({ readonly outcome: 'rotated' } & LiveRefreshFamily)
+  /**
+   * It was the live one's immediate predecessor, presented within the overlap window (another tab,
+   * a retry after a lost answer): nothing changed, `generation` is the live one to hand out again.
+   */
+  | ({ readonly outcome: 'reissued' } & LiveRefreshFamily)
+  /**
+   * It was older than that, or the predecessor after the window: a copy is in somebody else's hands,
+   * and the family is revoked now (reuse detection).
+   */
   | { readonly outcome: 'reused'; readonly familyId: string }
-  /** Unknown, expired, or its family was revoked. */
+  /** Unknown family, expired, revoked, or a generation the family never reached. */
   | { readonly outcome: 'invalid' };
 
 /** Thrown by user writes when another user has the e-mail address (ignoring case). */
@@ -49,24 +63,29 @@ export class EmailTakenError extends Error {
 export interface Repository {
   findAccount(username: string): Promise<Account | null>;
 
-  /** Starts a family (a login) with its first token. */
+  /** Starts a family (a login) at generation 0. Nothing of the token is stored: it is derived. */
   createRefreshFamily(family: {
     readonly familyId: string;
     readonly username: string;
-    readonly tokenHash: string;
     readonly now: Date;
     readonly expiresAt: Date;
   }): Promise<void>;
   /**
-   * Uses up the token with `tokenHash` and gives its family `newTokenHash`, in one atomic step; or,
-   * when the token was used before, revokes its family (reuse detection).
+   * Answers the token of `familyId` at `generation`: rotates the family when that is its live
+   * generation; reissues the live one when it is the immediate predecessor, rotated less than
+   * `reuseIntervalSeconds` ago (0: never); otherwise revokes the family when it is older (reuse
+   * detection). Safe against concurrent calls, from any number of instances: one presentation of a
+   * token rotates, at most.
    */
-  rotateRefreshToken(tokenHash: string, newTokenHash: string, now: Date): Promise<RotationResult>;
+  rotateRefreshToken(presented: {
+    readonly familyId: string;
+    readonly generation: number;
+    readonly now: Date;
+    readonly reuseIntervalSeconds: number;
+  }): Promise<RotationResult>;
   /** Revokes a family (logout); unknown ids are ignored. */
   revokeRefreshFamily(familyId: string, now: Date): Promise<void>;
-  /** The family of a token, used or not, or `null`. */
-  findRefreshFamilyId(tokenHash: string): Promise<string | null>;
-  /** Deletes the families (and their tokens) that ended before `now`. */
+  /** Deletes the families that ended before `now`. */
   deleteExpiredRefreshFamilies(now: Date): Promise<number>;
 
   /** Users `offset` to `offset + limit` in id order (the list's stable order); all without `limit`. */

@@ -1,6 +1,7 @@
 import {
   type Account,
   EmailTakenError,
+  type LiveRefreshFamily,
   type Repository,
   type Role,
   type RotationResult,
@@ -14,6 +15,21 @@ const UNIQUE_VIOLATION = '23505';
 /** Advisory lock of the demo seed, so concurrent first starts seed once. */
 const SEED_LOCK = 7_261_545;
 
+/** A family joined with its account's role. */
+interface LiveFamilyRow {
+  readonly id: string;
+  readonly generation: number;
+  readonly username: string;
+  readonly expires_at: Date;
+  readonly role: Role;
+}
+
+/** The same, with what the decision after a failed rotation needs. */
+interface FamilyRow extends LiveFamilyRow {
+  readonly rotated_at: Date | null;
+  readonly revoked_at: Date | null;
+}
+
 interface UserRow {
   readonly id: number | string;
   readonly name: string;
@@ -22,7 +38,7 @@ interface UserRow {
 
 /**
  * The repository on a SQL engine (PGlite or PostgreSQL): every statement is parameterised, and the
- * refresh-token steps that must be atomic are single statements.
+ * refresh-token steps that must be atomic are single conditional statements (no transactions).
  *
  * @example
  * const repository = createSqlRepository(await createPgliteEngine(null));
@@ -38,63 +54,77 @@ export function createSqlRepository(engine: SqlEngine): Repository {
       return row ? { username: row.username, passwordHash: row.password_hash, role: row.role } : null;
     },
 
-    async createRefreshFamily({ familyId, username, tokenHash, now, expiresAt }) {
+    async createRefreshFamily({ familyId, username, now, expiresAt }) {
       await engine.query(
-        `WITH family AS (
-           INSERT INTO refresh_token_families (id, username, created_at, expires_at) VALUES ($1, $2, $3, $4)
-           RETURNING id
-         )
-         INSERT INTO refresh_tokens (token_hash, family_id, created_at) SELECT $5, id, $3 FROM family`,
-        [familyId, username, now, expiresAt, tokenHash],
+        'INSERT INTO refresh_token_families (id, username, created_at, expires_at) VALUES ($1, $2, $3, $4)',
+        [familyId, username, now, expiresAt],
       );
     },
 
-    async rotateRefreshToken(tokenHash, newTokenHash, now): Promise<RotationResult> {
-      // One statement claims the token (only while unused, in a live family) and issues its
-      // successor. Concurrent claims of one token serialise on its row: the first sets used_at, and
-      // every other finds used_at set and claims nothing, so exactly one rotation wins.
-      const rotated = await engine.query<{
-        family_id: string;
-        username: string;
-        expires_at: Date;
-        role: Role;
-      }>(
-        `WITH claimed AS (
-           UPDATE refresh_tokens AS t SET used_at = $3
-           FROM refresh_token_families AS f
-           WHERE t.token_hash = $1 AND t.used_at IS NULL AND f.id = t.family_id
-             AND f.revoked_at IS NULL AND f.expires_at > $3
-           RETURNING t.family_id, f.username, f.expires_at
-         ), issued AS (
-           INSERT INTO refresh_tokens (token_hash, family_id, created_at) SELECT $2, family_id, $3 FROM claimed
+    async rotateRefreshToken({ familyId, generation, now, reuseIntervalSeconds }): Promise<RotationResult> {
+      // The common case in one round trip and without a transaction: the presented token is the live
+      // one, and one conditional UPDATE moves the family on. Concurrent presentations of one token
+      // serialise on the family's row: PostgreSQL makes a waiting UPDATE re-check its WHERE against
+      // the row the first one committed (READ COMMITTED), where `generation = $2` no longer holds, so
+      // exactly one of them rotates and the others update nothing and fall through to the read below.
+      // PGlite runs one statement at a time, which gives the same result.
+      const rotated = await engine.query<LiveFamilyRow>(
+        `WITH rotated AS (
+           UPDATE refresh_token_families SET generation = generation + 1, rotated_at = $3
+           WHERE id = $1 AND generation = $2 AND revoked_at IS NULL AND expires_at > $3
+           RETURNING id, generation, username, expires_at
          )
-         SELECT c.family_id, c.username, c.expires_at, a.role
-         FROM claimed AS c JOIN accounts AS a ON a.username = c.username`,
-        [tokenHash, newTokenHash, now],
+         SELECT r.id, r.generation, r.username, r.expires_at, a.role
+         FROM rotated AS r JOIN accounts AS a ON a.username = r.username`,
+        [familyId, generation, now],
       );
-      const row = rotated[0];
-      if (row) {
-        return {
-          outcome: 'rotated',
-          familyId: row.family_id,
-          username: row.username,
-          role: row.role,
-          expiresAt: new Date(row.expires_at),
-        };
+      if (rotated[0]) return { outcome: 'rotated', ...toLiveFamily(rotated[0]) };
+
+      // Not the live token (or no live family): read the family and decide. Nothing here needs a
+      // lock, because what the decision rests on only ever moves one way: the generation only grows
+      // and the window only passes, revocation and expiry are final.
+      const rows = await engine.query<FamilyRow>(
+        `SELECT f.id, f.generation, f.username, f.expires_at, f.rotated_at, f.revoked_at, a.role
+         FROM refresh_token_families AS f JOIN accounts AS a ON a.username = f.username
+         WHERE f.id = $1`,
+        [familyId],
+      );
+      const family = rows[0];
+      // Unknown, ended, or a generation the family has not reached (no such token was ever handed
+      // out; without the key nobody can make one). A live generation cannot get here: the UPDATE
+      // above would have rotated it, and the generation never goes back.
+      if (!family || family.revoked_at !== null || new Date(family.expires_at) <= now) return { outcome: 'invalid' };
+      const live = Number(family.generation);
+      if (generation >= live) return { outcome: 'invalid' };
+
+      // The immediate predecessor within the window: another tab's refresh already on the wire, or a
+      // retry after an answer that got lost. Answer with the live token, changing nothing: the window
+      // never extends itself, so it closes `reuseIntervalSeconds` after the rotation whatever happens.
+      // This answer may be a millisecond stale when a rotation commits meanwhile; that is harmless,
+      // it hands out what was live when read, whose presentation is then again the predecessor's case.
+      // A window of 0 is strict single use (checked explicitly: with clocks of several instances, this
+      // request's `now` may lie before the rotation that overtook it).
+      const rotatedAt = family.rotated_at === null ? null : new Date(family.rotated_at);
+      if (
+        reuseIntervalSeconds > 0 &&
+        generation === live - 1 &&
+        rotatedAt !== null &&
+        now.getTime() < rotatedAt.getTime() + reuseIntervalSeconds * 1000
+      ) {
+        return { outcome: 'reissued', ...toLiveFamily(family) };
       }
-      // Not claimable. If it was used before, somebody presents a token that was already rotated:
-      // the legitimate client or a thief, which the server cannot tell apart, so the whole family
-      // goes (OAuth 2.0 Security BCP, RFC 9700 §4.14.2).
-      const reused = await engine.query<{ id: string }>(
-        `UPDATE refresh_token_families AS f
-         SET revoked_at = COALESCE(f.revoked_at, $2), revoked_reason = COALESCE(f.revoked_reason, 'reuse')
-         FROM refresh_tokens AS t
-         WHERE t.token_hash = $1 AND t.used_at IS NOT NULL AND f.id = t.family_id
-         RETURNING f.id`,
-        [tokenHash, now],
+
+      // Older than that, or the predecessor after the window: two parties hold this family's tokens,
+      // the legitimate client and someone else, and the server cannot tell which one is asking, so the
+      // whole family goes (OAuth 2.0 Security BCP, RFC 9700 §4.14.2). The decision cannot become wrong
+      // under concurrent changes (see above), and the conditional UPDATE keeps the first reason when
+      // something else (a logout, another reuse) revoked the family meanwhile.
+      await engine.query(
+        `UPDATE refresh_token_families SET revoked_at = $3, revoked_reason = 'reuse'
+         WHERE id = $1 AND revoked_at IS NULL AND generation > $2`,
+        [familyId, generation, now],
       );
-      const family = reused[0];
-      return family ? { outcome: 'reused', familyId: family.id } : { outcome: 'invalid' };
+      return { outcome: 'reused', familyId };
     },
 
     async revokeRefreshFamily(familyId, now) {
@@ -104,14 +134,6 @@ export function createSqlRepository(engine: SqlEngine): Repository {
          WHERE id = $1`,
         [familyId, now],
       );
-    },
-
-    async findRefreshFamilyId(tokenHash) {
-      const rows = await engine.query<{ family_id: string }>(
-        'SELECT family_id FROM refresh_tokens WHERE token_hash = $1',
-        [tokenHash],
-      );
-      return rows[0]?.family_id ?? null;
     },
 
     async deleteExpiredRefreshFamilies(now) {
@@ -187,6 +209,16 @@ export function createSqlRepository(engine: SqlEngine): Repository {
     },
 
     close: () => engine.close(),
+  };
+}
+
+function toLiveFamily(row: LiveFamilyRow): LiveRefreshFamily {
+  return {
+    familyId: row.id,
+    generation: Number(row.generation),
+    username: row.username,
+    role: row.role,
+    expiresAt: new Date(row.expires_at),
   };
 }
 

@@ -48,8 +48,9 @@ export interface AuthConfig {
   /**
    * Called (in the injection context) when the session ends because the server refused a refresh
    * (a refresh it could not answer, such as no network, a timeout or a 5xx, keeps the session), after
-   * the session was cleared. Not called when `restoreSession()` (or `authGuard`) fails to bring back a
-   * session that was not there. Pass `navigateToLogin` to send people to `loginPath` with
+   * the session was cleared, and when another tab signed out (cross-tab sync, on by default in the
+   * cookie flow; the error's code is then `SignedOutElsewhere`). Not called when `restoreSession()`
+   * (or `authGuard`) fails to bring back a session that was not there. Pass `navigateToLogin` to send people to `loginPath` with
    * `?reason=expired&returnUrl=` the current URL. Default: none (the session is cleared; `authGuard`
    * asks for a login at the next guarded navigation).
    *

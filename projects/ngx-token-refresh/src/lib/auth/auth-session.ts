@@ -1,7 +1,8 @@
-import { Injectable, inject } from '@angular/core';
+import { EnvironmentInjector, ErrorHandler, Injectable, inject, runInInjectionContext } from '@angular/core';
 
-import { injectTokenRefresh } from '../refresh/inject-token-refresh';
+import { ApiError } from '../errors/api-error';
 import { isUsableToken } from '../refresh/is-usable-token';
+import { TOKEN_REFRESH_GATE } from '../refresh/provide-token-refresh';
 import { AUTH_CONFIG } from './auth-config';
 
 /** sessionStorage key of the access token when `tokenStorage: 'session'`. */
@@ -15,7 +16,9 @@ const ACCESS_TOKEN_KEY = 'ngx-token-refresh.accessToken';
 @Injectable({ providedIn: 'root' })
 export class AuthSession {
   private readonly config = inject(AUTH_CONFIG);
-  private readonly state = injectTokenRefresh();
+  private readonly gate = inject(TOKEN_REFRESH_GATE);
+  private readonly state = this.gate.state;
+  private readonly injector = inject(EnvironmentInjector);
 
   /** The current access token. */
   readonly token = this.state.token;
@@ -26,12 +29,22 @@ export class AuthSession {
    */
   private last: string | null = null;
 
+  constructor() {
+    // News from other tabs (withCrossTabSync): a token another tab refreshed is this session's now;
+    // a sign-out there ends this session too, reported like a refused refresh.
+    this.state.events.subscribe((event) => {
+      if (event.type === 'tokenReceived') this.renewed(null);
+      else if (event.type === 'signedOutElsewhere') this.signedOutElsewhere();
+    });
+  }
+
   /** Puts back the token of this tab after a reload (`tokenStorage: 'session'`). */
   restoreStored(): void {
     const stored = this.storage()?.getItem(ACCESS_TOKEN_KEY);
     if (isUsableToken(stored) && this.state.token() === null) {
       this.last = stored;
-      this.state.setToken(stored);
+      // This tab's own token: other tabs have theirs, possibly newer.
+      this.gate.setToken(stored, false);
     }
   }
 
@@ -63,16 +76,33 @@ export class AuthSession {
    */
   keep(): boolean {
     if (this.last === null) return false;
-    this.state.setToken(this.last);
+    // Not news for other tabs: they have this token, or a newer one.
+    this.gate.setToken(this.last, false);
     return true;
   }
 
-  /** Forgets every token of the session. */
-  clear(): void {
+  /**
+   * Forgets every token of the session. With `withCrossTabSync`, the other tabs sign out too, unless
+   * `announce` is `false`.
+   */
+  clear(announce = true): void {
     this.last = null;
-    this.state.setToken(null);
+    this.gate.setToken(null, announce);
     this.write(null);
     if (this.config.refreshFlow === 'body') this.config.refreshTokenStore?.set(null);
+  }
+
+  private signedOutElsewhere(): void {
+    this.clear(false);
+    const onSessionExpired = this.config.onSessionExpired;
+    if (!onSessionExpired) return;
+    try {
+      runInInjectionContext(this.injector, () =>
+        onSessionExpired(new ApiError(401, 'SignedOutElsewhere', 'You signed out in another tab.')),
+      );
+    } catch (error) {
+      this.injector.get(ErrorHandler).handleError(error);
+    }
   }
 
   /** The refresh token to send in the body flow, if any. */

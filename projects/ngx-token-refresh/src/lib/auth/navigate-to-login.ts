@@ -9,12 +9,14 @@ import { AUTH_CONFIG } from './auth-config';
  * `?returnUrl=<the current URL>` (left out on `/`) so the login page can bring them back. Called with
  * the `ApiError` of the failed refresh, as `onSessionExpired` calls it, it also adds `?reason=expired`,
  * so the login page can say why it is shown ("your session has ended, please sign in again") rather
- * than look like a first visit. Called with no argument, it adds no reason. Does nothing in an app
+ * than look like a first visit; `?reason=signed-out` when the session ended because another tab signed
+ * out (code `SignedOutElsewhere`, with `withCrossTabSync`). Called with no argument, it adds no reason. Does nothing in an app
  * without routes. A function of its own, not `provideAuth`'s default, so an app that does not route
  * never ships the router for it. Needs an injection context (`onSessionExpired` runs in one); a
  * navigation that fails is reported to the `ErrorHandler`.
  *
- * @param error the error that ended the session; with one, the URL carries `reason=expired`.
+ * @param error the error that ended the session; with one, the URL carries `reason=expired` (or
+ *   `reason=signed-out`).
  *   Default: none (no `reason`).
  *
  * @usageNotes
@@ -42,7 +44,7 @@ export function navigateToLogin(error?: ApiError): void {
   const errorHandler = inject(ErrorHandler);
   const returnUrl = router.url;
   const queryParams: Record<string, string> = {};
-  if (error !== undefined) queryParams['reason'] = 'expired';
+  if (error !== undefined) queryParams['reason'] = error.code === 'SignedOutElsewhere' ? 'signed-out' : 'expired';
   if (returnUrl && returnUrl !== '/') queryParams['returnUrl'] = returnUrl;
   router.navigate([loginPath], { queryParams }).catch((failure: unknown) => errorHandler.handleError(failure));
 }

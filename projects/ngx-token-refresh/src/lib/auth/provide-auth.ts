@@ -8,6 +8,7 @@ import {
 
 import { provideTokenRefreshFrom } from '../refresh/provide-token-refresh';
 import type { TokenRefreshFeature } from '../refresh/token-refresh-feature';
+import { withCrossTabSync } from '../refresh/with-cross-tab-sync';
 import { AuthClient } from './auth-client';
 import { AUTH_CONFIG, type AuthConfig, resolveAuthConfig } from './auth-config';
 import { AuthSession } from './auth-session';
@@ -43,6 +44,11 @@ import { readAccessToken } from './read-access-token';
  */
 export function provideAuth(config: AuthConfig = {}, ...features: TokenRefreshFeature[]): EnvironmentProviders {
   const resolved = resolveAuthConfig(config);
+  // The cookie flow gets cross-tab sync unless the app chose: every tab sends the same HttpOnly
+  // cookie, so tabs refreshing at once would present one refresh token twice. In the body flow the
+  // refresh token lives in the app's store, and only the app knows whether tabs share it.
+  const chosen = features.some((feature) => feature?.ɵkind === 'CrossTabSync' || feature?.ɵkind === 'NoCrossTabSync');
+  const allFeatures = chosen || resolved.refreshFlow !== 'cookie' ? features : [...features, withCrossTabSync()];
   return makeEnvironmentProviders([
     { provide: AUTH_CONFIG, useValue: resolved },
     provideTokenRefreshFrom(
@@ -62,7 +68,7 @@ export function provideAuth(config: AuthConfig = {}, ...features: TokenRefreshFe
         onRefreshSuccess: (_token, response) => inject(AuthSession).renewed(response.body),
         onRefreshFailure: (error) => inject(AuthClient).ɵrefreshFailed(error),
       },
-      features,
+      allFeatures,
     ),
     // Restore a stored token before the first request goes out.
     provideEnvironmentInitializer(() => inject(AuthSession).restoreStored()),

@@ -1,6 +1,7 @@
 import { type EnvironmentProviders, InjectionToken, inject, makeEnvironmentProviders } from '@angular/core';
 
 import { RuntimeError } from '../errors/runtime-error';
+import { REFRESH_COORDINATOR } from './refresh-coordinator';
 import { RefreshGate } from './refresh-gate';
 import { resolveTokenRefreshOptions } from './resolve-token-refresh-options';
 import type { TokenRefreshFeature } from './token-refresh-feature';
@@ -76,10 +77,12 @@ export function provideTokenRefreshFrom(
           }
         }
         const overrides = inject(INTERCEPTOR_OPTIONS, { self: true, optional: true });
-        // A switch of its own: eject() here affects this application only.
-        return new RefreshGate(overrides ? resolveTokenRefreshOptions(withOverrides(options, overrides)) : resolved, {
-          ejected: false,
-        });
+        return new RefreshGate(
+          overrides ? resolveTokenRefreshOptions(withOverrides(options, overrides)) : resolved,
+          // A switch of its own: eject() here affects this application only.
+          { ejected: false },
+          inject(REFRESH_COORDINATOR, { self: true, optional: true }),
+        );
       },
     },
     features.map((feature) => feature.ɵproviders),
@@ -108,5 +111,8 @@ function assertValidFeatures(caller: string, features: readonly TokenRefreshFeat
       throw new RuntimeError('InvalidOptions', `${caller} got the feature ${kind} twice; pass each feature once`);
     }
     kinds.add(kind);
+  }
+  if (kinds.has('CrossTabSync') && kinds.has('NoCrossTabSync')) {
+    throw new RuntimeError('InvalidOptions', `${caller} got both withCrossTabSync() and withNoCrossTabSync(); keep one`);
   }
 }

@@ -33,6 +33,7 @@ import {
 
 import { createTokenUrlPolicy, readBaseHref } from './create-token-url-policy';
 import { RefreshCall, type RefreshResult } from './refresh-call';
+import type { RefreshCoordinator, RefreshCoordinatorFactory } from './refresh-coordinator';
 import type { ResolvedTokenRefreshOptions } from './resolve-token-refresh-options';
 import { SKIP_TOKEN_REFRESH } from './skip-token-refresh';
 import { TokenRefreshError } from './token-refresh-error';
@@ -91,6 +92,8 @@ export class RefreshGate {
   readonly #injector = inject(EnvironmentInjector);
   readonly #errorHandler = inject(ErrorHandler, { optional: true });
   readonly #refreshCall: RefreshCall;
+  /** Takes turns with other tabs (`withCrossTabSync`), or `null`. */
+  readonly #coordinator: RefreshCoordinator | null;
 
   /** What `injectTokenRefresh()` hands out. */
   readonly state: TokenRefreshState = {
@@ -107,11 +110,14 @@ export class RefreshGate {
   constructor(
     readonly options: ResolvedTokenRefreshOptions,
     readonly ejectSwitch: EjectSwitch,
+    coordinator: RefreshCoordinatorFactory | null = null,
   ) {
     this.#refreshCall = new RefreshCall(options, this.#injector);
     const document = inject(DOCUMENT, { optional: true });
     this.#allows = createTokenUrlPolicy(options.allowedOrigins, () => readBaseHref(document));
     inject(DestroyRef).onDestroy(() => this.#destroy());
+    this.#coordinator =
+      coordinator?.({ receive: (token) => this.#receive(token), signOut: () => this.#signOut() }, options) ?? null;
   }
 
   intercept(request: HttpRequest<unknown>, next: HttpHandlerFn): Observable<HttpEvent<unknown>> {
@@ -154,14 +160,20 @@ export class RefreshGate {
     );
   }
 
-  setToken(token: string | null): void {
+  /**
+   * The app's token (a login) or `null` (a logout). `announce: false` keeps it from other tabs (with
+   * `withCrossTabSync`): a token put back, not a new one.
+   */
+  setToken(token: string | null, announce = true): void {
     const inFlight = this.#inFlight;
     this.#setCurrentToken(token);
-    if (!inFlight) return;
-    // The app decided (a login, a logout) while a refresh ran: its answer no longer matters. End it
-    // without callbacks; waiters repeat with the app's token, or get their own error after a logout.
-    this.#unlock();
-    this.#release(inFlight, token);
+    if (inFlight) {
+      // The app decided (a login, a logout) while a refresh ran: its answer no longer matters. End it
+      // without callbacks; waiters repeat with the app's token, or get their own error after a logout.
+      this.#unlock();
+      this.#release(inFlight, token);
+    }
+    if (announce) this.#coordinator?.announce(token);
   }
 
   /** `request` with `token` written by `setAuthHeader`, if its URL may carry a token; else unchanged. */
@@ -244,7 +256,8 @@ export class RefreshGate {
     this.#call = call;
     this.#refreshing.set(true);
     this.#emit({ type: 'refreshStarted', request: trigger });
-    call.add(this.#refreshCall.run().subscribe((result) => this.#finish(inFlight, result)));
+    const run = this.#refreshCall.run();
+    call.add((this.#coordinator?.coordinate(run) ?? run).subscribe((result) => this.#finish(inFlight, result)));
     return inFlight;
   }
 
@@ -267,6 +280,26 @@ export class RefreshGate {
       this.#notify(() => this.options.onRefreshFailure?.(result.error));
       inFlight.next(result);
     }
+  }
+
+  /** Another tab brought a token: it replaces this tab's, and ends a refresh waiting for its turn. */
+  #receive(token: string): void {
+    if (token === untracked(this.#token)) return;
+    const inFlight = this.#inFlight;
+    this.#setCurrentToken(token);
+    this.#emit({ type: 'tokenReceived', waiting: inFlight !== null });
+    if (inFlight) {
+      this.#unlock();
+      this.#release(inFlight, token);
+    }
+  }
+
+  /** Another tab signed out: as a logout here, unless there is nothing to end. */
+  #signOut(): boolean {
+    if (untracked(this.#token) === null && !this.#inFlight) return false;
+    this.setToken(null, false);
+    this.#emit({ type: 'signedOutElsewhere' });
+    return true;
   }
 
   /** Releases the waiters of `inFlight` with `token`, or, for `null` (a logout), with their own errors. */

@@ -12,6 +12,11 @@ import type { HttpRequest } from '@angular/common/http';
  * - `requestHeld`: `request` arrived while a refresh was in flight and waits for it before being
  *   sent, instead of being sent with a token that is known to be rejected.
  * - `requestRetried`: `request` is sent again (`attempt` counts from 1) with the new token.
+ * - `tokenReceived` (with `withCrossTabSync`): another tab refreshed (or signed in) and its token
+ *   replaced this tab's. `waiting`: this tab's own refresh was waiting for its turn and ended with
+ *   that token, without a call; otherwise the tab was idle, and its next requests carry the new token.
+ * - `signedOutElsewhere` (with `withCrossTabSync`): another tab signed out, and this tab's token is
+ *   cleared.
  *
  * @usageNotes
  * ```ts
@@ -24,4 +29,6 @@ export type TokenRefreshEvent =
   | { readonly type: 'refreshFailed'; readonly error: unknown }
   | { readonly type: 'requestQueued'; readonly request: HttpRequest<unknown>; readonly status: number }
   | { readonly type: 'requestHeld'; readonly request: HttpRequest<unknown> }
-  | { readonly type: 'requestRetried'; readonly request: HttpRequest<unknown>; readonly attempt: number };
+  | { readonly type: 'requestRetried'; readonly request: HttpRequest<unknown>; readonly attempt: number }
+  | { readonly type: 'tokenReceived'; readonly waiting: boolean }
+  | { readonly type: 'signedOutElsewhere' };

@@ -1,0 +1,39 @@
+import { InjectionToken } from '@angular/core';
+import type { Observable } from 'rxjs';
+
+import type { RefreshResult } from './refresh-call';
+import type { ResolvedTokenRefreshOptions } from './resolve-token-refresh-options';
+
+/** What the gate lets a coordinator do to it: the way in for news from other tabs. */
+export interface CoordinatedGate {
+  /** Another tab brought `token` (it refreshed, or signed in): use it from now on. */
+  receive(token: string): void;
+  /** Another tab signed out: forget the token. Whether this tab had anything to forget. */
+  signOut(): boolean;
+}
+
+/**
+ * Coordinates one application's refreshes with the other tabs of its origin (made by
+ * `withCrossTabSync()`). The gate knows only this contract, so an application without the feature
+ * ships none of it.
+ */
+export interface RefreshCoordinator {
+  /**
+   * `refresh` (the refresh call), run when it is this tab's turn. Unsubscribed by the gate when the
+   * refresh ended otherwise (a token from another tab, a sign-out, the application destroyed).
+   */
+  coordinate(refresh: Observable<RefreshResult>): Observable<RefreshResult>;
+  /** The application set a token (a sign-in) or cleared it (a sign-out): tell the other tabs. */
+  announce(token: string | null): void;
+}
+
+/** Makes the coordinator of a gate, in the gate's injection context; `null` where it cannot work. */
+export type RefreshCoordinatorFactory = (
+  gate: CoordinatedGate,
+  options: ResolvedTokenRefreshOptions,
+) => RefreshCoordinator | null;
+
+/** The coordinator factory a feature registered in the injector that provides the interceptor. */
+export const REFRESH_COORDINATOR = new InjectionToken<RefreshCoordinatorFactory>(
+  typeof ngDevMode !== 'undefined' && ngDevMode ? 'REFRESH_COORDINATOR' : '',
+);
