@@ -1,5 +1,12 @@
 import { isPlatformBrowser } from '@angular/common';
-import { DestroyRef, EnvironmentInjector, ErrorHandler, PLATFORM_ID, inject, runInInjectionContext } from '@angular/core';
+import {
+  DestroyRef,
+  EnvironmentInjector,
+  ErrorHandler,
+  PLATFORM_ID,
+  inject,
+  runInInjectionContext,
+} from '@angular/core';
 import { Observable, type Subscriber } from 'rxjs';
 
 import { isUsableToken } from './is-usable-token';
@@ -16,8 +23,7 @@ export interface CrossTabSyncSettings {
 
 /** What tabs tell each other on the channel. A token comes with the version it is (see `#version`). */
 type CrossTabMessage =
-  | { readonly type: 'token'; readonly token: string; readonly version: number }
-  | { readonly type: 'signedOut' };
+  { readonly type: 'token'; readonly token: string; readonly version: number } | { readonly type: 'signedOut' };
 
 /**
  * How long a tab that got the lock waits for the token of a refresh it knows another tab has just

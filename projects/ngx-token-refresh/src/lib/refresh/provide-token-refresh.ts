@@ -113,6 +113,9 @@ function assertValidFeatures(caller: string, features: readonly TokenRefreshFeat
     kinds.add(kind);
   }
   if (kinds.has('CrossTabSync') && kinds.has('NoCrossTabSync')) {
-    throw new RuntimeError('InvalidOptions', `${caller} got both withCrossTabSync() and withNoCrossTabSync(); keep one`);
+    throw new RuntimeError(
+      'InvalidOptions',
+      `${caller} got both withCrossTabSync() and withNoCrossTabSync(); keep one`,
+    );
   }
 }

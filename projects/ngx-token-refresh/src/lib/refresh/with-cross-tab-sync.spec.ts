@@ -1,0 +1,341 @@
+import { HttpErrorResponse } from '@angular/common/http';
+import { ErrorHandler, PLATFORM_ID } from '@angular/core';
+import {
+  type ApiError,
+  type CrossTabSyncOptions,
+  TokenRefreshError,
+  provideAuth,
+  provideTokenRefresh,
+  withCrossTabSync,
+  withNoCrossTabSync,
+} from 'ngx-token-refresh';
+
+import { FAKE_REFRESH, FakeBrowser, FakeServer, type FakeTab, openTab, pause } from './fake-tabs.spec-helper';
+
+describe('withCrossTabSync', () => {
+  let browser: FakeBrowser;
+  let server: FakeServer;
+  let tabs: FakeTab[];
+
+  beforeEach(() => {
+    browser = new FakeBrowser();
+    browser.install();
+    server = new FakeServer();
+    tabs = [];
+  });
+
+  afterEach(() => {
+    for (const tab of tabs) if (!tab.app.destroyed) tab.app.destroy();
+    jest.restoreAllMocks();
+    browser.uninstall();
+  });
+
+  /** Opens `count` tabs with the feature, all holding the server's current token. */
+  async function openTabs(count: number, options: CrossTabSyncOptions = {}, refreshTimeout?: number) {
+    for (let client = 1; client <= count; client++) {
+      const tab = await openTab(browser, client, server, [
+        provideTokenRefresh({ ...FAKE_REFRESH, refreshTimeout }, withCrossTabSync(options)),
+      ]);
+      tab.state.setToken(server.token);
+      tabs.push(tab);
+    }
+    await pause(5);
+    return tabs;
+  }
+
+  for (const count of [3, 5]) {
+    it(`makes one refresh call for ${count} tabs whose tokens expire together, and every call succeeds`, async () => {
+      await openTabs(count);
+      server.expireTokens();
+
+      const answers = await Promise.all(tabs.flatMap((tab, index) => [tab.get(`/a${index}`), tab.get(`/b${index}`)]));
+
+      expect(answers).toEqual(tabs.flatMap((_, index) => [`/a${index}`, `/b${index}`]));
+      expect(server.refreshes).toBe(1);
+      for (const tab of tabs) expect(tab.state.token()).toBe('token-1');
+      // One tab refreshed; every other one waited for its turn and took that tab's token.
+      const refreshed = tabs.filter((tab) => tab.events.includes('refreshSucceeded'));
+      expect(refreshed).toHaveLength(1);
+      for (const tab of tabs.filter((other) => !refreshed.includes(other))) {
+        expect(tab.events).toContain('tokenReceived(waiting)');
+      }
+    });
+  }
+
+  it('still makes one refresh call when the lock reaches the next tab before the message does', async () => {
+    await openTabs(3);
+    // The token's message takes far longer than the lock's hand-over: only the version lock tells
+    // the next tab that a newer token exists.
+    browser.messageDelayMs = 60;
+    server.expireTokens();
+
+    await Promise.all(tabs.map((tab, index) => tab.get(`/a${index}`)));
+
+    expect(server.refreshes).toBe(1);
+  });
+
+  it('gives an idle tab the new token, so its next call does not fail first', async () => {
+    const [first, second] = await openTabs(2);
+    server.expireTokens();
+
+    await first.get('/a');
+    await pause(5);
+
+    expect(second.events).toEqual(['tokenReceived(idle)']);
+    expect(second.state.token()).toBe('token-1');
+    await second.get('/b');
+    expect(second.events).toEqual(['tokenReceived(idle)']);
+  });
+
+  it('with shareToken: false, refreshes one tab at a time, each for itself, and posts no token', async () => {
+    await openTabs(3, { shareToken: false });
+    server.expireTokens();
+
+    const answers = await Promise.all(tabs.map((tab, index) => tab.get(`/a${index}`)));
+
+    expect(answers).toEqual(['/a0', '/a1', '/a2']);
+    expect(server.refreshes).toBe(3);
+    expect(server.mostAtOnce).toBe(1);
+    expect(tabs.map((tab) => tab.state.token()).sort()).toEqual(['token-1', 'token-2', 'token-3']);
+    expect(browser.posted.filter((message) => (message as { type: string }).type === 'token')).toEqual([]);
+  });
+
+  it('goes on when the tab holding the lock is closed in the middle of its refresh', async () => {
+    const [first, second] = await openTabs(2);
+    server.expireTokens();
+    server.refreshMs = 50;
+
+    const firstCall = first.get('/a').catch((error: unknown) => error);
+    await pause(10); // the first tab holds the lock, its refresh is on the wire
+    const secondCall = second.get('/b');
+    await pause(10);
+    first.app.destroy();
+    browser.close(1);
+
+    await expect(secondCall).resolves.toBe('/b');
+    expect(second.events).toContain('refreshSucceeded');
+    expect(await firstCall).toBeInstanceOf(TokenRefreshError);
+  });
+
+  it('refreshes without the lock when another tab keeps it longer than refreshTimeout', async () => {
+    jest.spyOn(console, 'warn').mockImplementation(() => undefined); // "refreshTimeout is 100 ms"
+    const [tab] = await openTabs(1, {}, 100);
+    browser.holdForever('ngx-token-refresh');
+    server.expireTokens();
+
+    const started = Date.now();
+    await expect(tab.get('/a')).resolves.toBe('/a');
+
+    expect(Date.now() - started).toBeGreaterThanOrEqual(95);
+    expect(server.refreshes).toBe(1);
+  });
+
+  it('signs every tab out when one signs out, calling onSignedOutElsewhere once where there was a token', async () => {
+    const signedOut = [jest.fn(), jest.fn(), jest.fn()];
+    for (const [index, onSignedOutElsewhere] of signedOut.entries()) {
+      const tab = await openTab(browser, index + 1, server, [
+        provideTokenRefresh(FAKE_REFRESH, withCrossTabSync({ onSignedOutElsewhere })),
+      ]);
+      tabs.push(tab);
+    }
+    tabs[0].state.setToken('token-0'); // a sign-in: the others take it
+    await pause(5);
+    tabs[2].state.setToken(null); // the third tab signs out first, on its own
+    await pause(5);
+    expect(signedOut[0]).toHaveBeenCalledTimes(1);
+    expect(signedOut[1]).toHaveBeenCalledTimes(1);
+    signedOut.forEach((callback) => callback.mockClear());
+
+    tabs[0].state.setToken('token-0');
+    await pause(5);
+    tabs[1].state.setToken(null);
+    await pause(5);
+
+    expect(tabs.map((tab) => tab.state.token())).toEqual([null, null, null]);
+    expect(signedOut[0]).toHaveBeenCalledTimes(1);
+    expect(signedOut[1]).not.toHaveBeenCalled(); // the tab that signed out
+    expect(signedOut[2]).toHaveBeenCalledTimes(1);
+    expect(tabs[0].events).toContain('signedOutElsewhere');
+  });
+
+  it('rejects the calls of a tab waiting for its turn with their own errors when another tab signs out', async () => {
+    const [first, second] = await openTabs(2);
+    server.expireTokens();
+    server.refreshMs = 50;
+    const firstCall = first.get('/a').catch((error: unknown) => error);
+    await pause(10);
+    const secondCall = second.get('/b').catch((error: unknown) => error);
+    await pause(10);
+
+    first.state.setToken(null);
+
+    const error = await secondCall;
+    expect(error).toBeInstanceOf(HttpErrorResponse);
+    expect((error as HttpErrorResponse).status).toBe(401);
+    expect(second.state.token()).toBeNull();
+    await firstCall;
+  });
+
+  it('shares a sign-in: the other tabs take its token', async () => {
+    const [first, second] = await openTabs(2);
+    first.state.setToken(null);
+    await pause(5);
+
+    first.state.setToken('token-0');
+    await pause(5);
+
+    expect(second.state.token()).toBe('token-0');
+    await expect(second.get('/a')).resolves.toBe('/a');
+  });
+
+  it('ignores whatever else arrives on its channel', async () => {
+    const [tab] = await openTabs(1);
+    for (const stranger of [
+      null,
+      'token',
+      42,
+      { type: 'token' },
+      { type: 'token', token: 'Bearer x', version: 99 },
+      { type: 'token', token: '', version: 99 },
+      { type: 'token', token: 'forged', version: '99' },
+      { type: 'token', token: 'forged', version: Number.MAX_VALUE },
+      { type: 'token', token: 'forged', version: -1 },
+      { type: 'signedIn', token: 'forged', version: 99 },
+    ]) {
+      browser.postAsStranger('ngx-token-refresh', stranger);
+    }
+    await pause(5);
+
+    expect(tab.state.token()).toBe('token-0');
+    expect(tab.events).toEqual([]);
+  });
+
+  it('never lets an older token replace a newer one', async () => {
+    const [tab] = await openTabs(1);
+    browser.postAsStranger('ngx-token-refresh', { type: 'token', token: 'newer', version: 10 });
+    await pause(5);
+    browser.postAsStranger('ngx-token-refresh', { type: 'token', token: 'older', version: 9 });
+    await pause(5);
+
+    expect(tab.state.token()).toBe('newer');
+  });
+
+  it('keeps tabs with different names apart', async () => {
+    const first = await openTab(browser, 1, server, [
+      provideTokenRefresh(FAKE_REFRESH, withCrossTabSync({ name: 'a' })),
+    ]);
+    const second = await openTab(browser, 2, server, [
+      provideTokenRefresh(FAKE_REFRESH, withCrossTabSync({ name: 'b' })),
+    ]);
+    tabs.push(first, second);
+
+    first.state.setToken('token-0');
+    await pause(5);
+
+    expect(second.state.token()).toBeNull();
+  });
+
+  it('does nothing on the server: each render refreshes on its own', async () => {
+    const tab = await openTab(browser, 1, server, [
+      { provide: PLATFORM_ID, useValue: 'server' },
+      provideTokenRefresh(FAKE_REFRESH, withCrossTabSync()),
+    ]);
+    tabs.push(tab);
+    tab.state.setToken('token-0');
+
+    expect(browser.posted).toEqual([]);
+    server.expireTokens();
+    await tab.get('/a');
+    expect(browser.heldNames()).toEqual([]);
+  });
+
+  it('does nothing where the browser has no Web Locks: the tab refreshes as without the feature', async () => {
+    browser.uninstall();
+    const tab = await openTab(browser, 1, server, [provideTokenRefresh(FAKE_REFRESH, withCrossTabSync())]);
+    tabs.push(tab);
+    tab.state.setToken('token-0');
+    server.expireTokens();
+
+    await expect(tab.get('/a')).resolves.toBe('/a');
+    expect(browser.posted).toEqual([]);
+    browser.install();
+  });
+
+  it('releases its locks and closes its channel when the application is destroyed', async () => {
+    const [tab] = await openTabs(1);
+    server.expireTokens();
+    await tab.get('/a');
+    expect(browser.heldNames()).toEqual([expect.stringMatching(/^ngx-token-refresh:v:\d+$/)]);
+
+    tab.app.destroy();
+    tabs = [];
+    await pause(5);
+
+    expect(browser.heldNames()).toEqual([]);
+  });
+
+  it('rejects options of the wrong type in dev mode, and both withCrossTabSync and withNoCrossTabSync', () => {
+    expect(() => withCrossTabSync({ shareToken: 'yes' as unknown as boolean })).toThrow(
+      /shareToken must be true or false/,
+    );
+    expect(() => withCrossTabSync({ name: '' })).toThrow(/name must be a non-empty string/);
+    expect(() => withCrossTabSync({ onSignedOutElsewhere: 'x' as unknown as () => void })).toThrow(
+      /onSignedOutElsewhere must be a function/,
+    );
+    expect(() => provideTokenRefresh(FAKE_REFRESH, withCrossTabSync(), withNoCrossTabSync())).toThrow(
+      /both withCrossTabSync\(\) and withNoCrossTabSync\(\)/,
+    );
+  });
+
+  describe('with provideAuth', () => {
+    /** Tabs of an app set up with provideAuth (its refresh goes to POST /auth/refresh, as the fake's). */
+    async function openAuthTabs(count: number, features = [] as Parameters<typeof provideAuth>[1][], config = {}) {
+      const expired: ApiError[][] = [];
+      for (let client = 1; client <= count; client++) {
+        const seen: ApiError[] = [];
+        expired.push(seen);
+        const tab = await openTab(browser, client, server, [
+          provideAuth({ ...config, onSessionExpired: (error) => seen.push(error) }, ...features),
+          { provide: ErrorHandler, useValue: { handleError: (error: unknown) => fail(error) } },
+        ]);
+        tabs.push(tab);
+      }
+      return expired;
+    }
+
+    it('turns the sync on in the cookie flow: one refresh for all tabs', async () => {
+      await openAuthTabs(3);
+      tabs[0].state.setToken(server.token);
+      await pause(5);
+      server.expireTokens();
+
+      await Promise.all(tabs.map((tab, index) => tab.get(`/a${index}`)));
+
+      expect(server.refreshes).toBe(1);
+    });
+
+    it("signs the other tabs out with onSessionExpired and the code 'SignedOutElsewhere'", async () => {
+      const expired = await openAuthTabs(2);
+      tabs[0].state.setToken(server.token);
+      await pause(5);
+
+      tabs[0].state.setToken(null);
+      await pause(5);
+
+      expect(expired[0]).toEqual([]);
+      expect(expired[1].map((error) => [error.status, error.code])).toEqual([[401, 'SignedOutElsewhere']]);
+      expect(tabs[1].state.token()).toBeNull();
+    });
+
+    it('leaves it off with withNoCrossTabSync(), and in the body flow', async () => {
+      await openAuthTabs(1, [withNoCrossTabSync()]);
+      const store = { get: () => 'refresh', set: () => undefined };
+      await openAuthTabs(1, [], { refreshFlow: 'body', refreshTokenStore: store });
+
+      tabs[0].state.setToken('token-0');
+      tabs[1].state.setToken('token-0');
+
+      expect(browser.posted).toEqual([]);
+    });
+  });
+});
