@@ -113,6 +113,7 @@ export function judgeGoals(results: Omit<BenchResults, 'goals'>): GoalResult[] {
         : 'not measured',
   });
   const feature = variant('ntr-provider-feature');
+  const crossTab = variant('ntr-provider-cross-tab');
   const absent = results.bundle?.unusedFeaturesAbsent;
   goals.push({
     goal: 'Bundle: a feature that is not passed costs 0 B',
@@ -123,6 +124,9 @@ export function judgeGoals(results: Omit<BenchResults, 'goals'>): GoalResult[] {
         : `${absent ? 'no' : 'some'} feature code in the provider form's build without features` +
           (feature?.addedGzipBytes != null
             ? `; withInterceptorOptions, when passed, adds ${fmt(feature.addedGzipBytes)} B gzip`
+            : '') +
+          (crossTab?.addedGzipBytes != null
+            ? `; withCrossTabSync, when passed, adds ${fmt(crossTab.addedGzipBytes)} B gzip`
             : ''),
   });
   // Tiny N and short rounds: the figures show that the scripts work, not how fast anything is.
