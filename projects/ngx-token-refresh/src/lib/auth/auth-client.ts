@@ -150,7 +150,9 @@ export class AuthClient {
    */
   ɵrefreshFailed(error: unknown): void {
     if (isPassingFailure(error) && this.session.keep()) return;
-    this.session.clear();
+    // A tab that had no session (a failed restore at start-up) has nothing to end in the others: a
+    // sign-in in another tab at that moment must survive it.
+    this.session.clear(this.session.isActive());
     if (this.restoring === 0) this.config.onSessionExpired?.(parseApiError(error));
   }
 }

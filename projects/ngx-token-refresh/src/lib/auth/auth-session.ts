@@ -81,6 +81,11 @@ export class AuthSession {
     return true;
   }
 
+  /** Whether this tab has had a session since its last sign-out (even if its token is being refreshed). */
+  isActive(): boolean {
+    return this.last !== null;
+  }
+
   /**
    * Forgets every token of the session. With `withCrossTabSync`, the other tabs sign out too, unless
    * `announce` is `false`.

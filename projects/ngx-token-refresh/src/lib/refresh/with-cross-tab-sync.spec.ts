@@ -1,7 +1,9 @@
 import { HttpErrorResponse } from '@angular/common/http';
 import { ErrorHandler, PLATFORM_ID } from '@angular/core';
+import { firstValueFrom } from 'rxjs';
 import {
   type ApiError,
+  AuthClient,
   type CrossTabSyncOptions,
   TokenRefreshError,
   provideAuth,
@@ -325,6 +327,23 @@ describe('withCrossTabSync', () => {
       expect(expired[0]).toEqual([]);
       expect(expired[1].map((error) => [error.status, error.code])).toEqual([[401, 'SignedOutElsewhere']]);
       expect(tabs[1].state.token()).toBeNull();
+    });
+
+    it('does not sign the other tabs out when a tab without a session fails to restore one', async () => {
+      const expired = await openAuthTabs(1);
+      tabs[0].state.setToken(server.token);
+      await pause(5);
+      server.refreshStatus = 401; // e.g. the cookie of this moment is refused
+
+      // A second tab opens; it has no session of its own yet, and its restore attempt is refused.
+      await openAuthTabs(1);
+      const restored = await firstValueFrom(tabs[1].app.injector.get(AuthClient).restoreSession());
+      await pause(5);
+
+      expect(restored).toBe(false);
+      expect(browser.posted.map((message) => (message as { type: string }).type)).toEqual(['token']);
+      expect(tabs[0].state.token()).toBe('token-0');
+      expect(expired[0]).toEqual([]);
     });
 
     it('leaves it off with withNoCrossTabSync(), and in the body flow', async () => {
