@@ -22,7 +22,7 @@ import { bootstrapApplication } from '@angular/platform-browser';
 import { provideServerRendering, renderApplication } from '@angular/platform-server';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { injectTokenRefresh, provideTokenRefresh, tokenRefreshInterceptor } from 'ngx-token-refresh';
+import { injectTokenRefresh, provideTokenRefresh, tokenRefreshInterceptor, withCrossTabSync } from 'ngx-token-refresh';
 
 /** How long the test backend sits on a refresh before answering it. */
 const REFRESH_DELAY_MS = 100;
@@ -37,6 +37,8 @@ const RENDER_USER = new InjectionToken<string>('RENDER_USER');
 describe('server rendering with provideTokenRefresh', () => {
   let backend: TestBackend;
   let serverModeBefore: boolean | undefined;
+  /** What reached the cross-tab channel, and the locks asked for: a server must use neither. */
+  let crossTab: { heard: unknown[]; lockRequests: number; channel: BroadcastChannel; restore: () => void };
 
   beforeAll(async () => {
     // Each bootstrap in dev mode says so; keep the output for what matters.
@@ -49,9 +51,11 @@ describe('server rendering with provideTokenRefresh', () => {
     serverModeBefore = globals.ngServerMode;
     globals.ngServerMode = true;
     backend = await startTestBackend();
+    crossTab = watchCrossTabApis();
   });
 
   afterAll(async () => {
+    crossTab.restore();
     await backend.close();
     globals.ngServerMode = serverModeBefore;
     jest.restoreAllMocks();
@@ -111,6 +115,11 @@ describe('server rendering with provideTokenRefresh', () => {
       for (const call of freshCalls) {
         expect(call.authorization).toBe(`Bearer fresh-${call.user}-1`);
       }
+      // withCrossTabSync is on in every render: in a Node process its channel would reach every
+      // render of the process, so on the server it must stay silent, even where Web Locks exist.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(crossTab.heard).toEqual([]);
+      expect(crossTab.lockRequests).toBe(0);
     });
   });
 });
@@ -148,18 +157,48 @@ function createAppConfig(apiBase: string): ApplicationConfig {
       provideZonelessChangeDetection(),
       provideServerRendering(),
       provideHttpClient(withFetch(), withInterceptors([tokenRefreshInterceptor])),
-      provideTokenRefresh({
-        refreshApiCall: () =>
-          inject(HttpClient).post(`${apiBase}/auth/refresh`, { user: inject(RENDER_USER) }, { observe: 'response' }),
-        extractToken: (response) => (response.body as { accessToken: string }).accessToken,
-        attachToken: true,
-        // http is allowed on loopback hosts, which 127.0.0.1 is.
-        allowedOrigins: apiBase ? [apiBase] : [],
-      }),
+      provideTokenRefresh(
+        {
+          refreshApiCall: () =>
+            inject(HttpClient).post(`${apiBase}/auth/refresh`, { user: inject(RENDER_USER) }, { observe: 'response' }),
+          extractToken: (response) => (response.body as { accessToken: string }).accessToken,
+          attachToken: true,
+          // http is allowed on loopback hosts, which 127.0.0.1 is.
+          allowedOrigins: apiBase ? [apiBase] : [],
+        },
+        withCrossTabSync(),
+      ),
       provideAppInitializer(() => injectTokenRefresh().setToken(`expired-${inject(RENDER_USER)}`)),
       { provide: API_BASE, useValue: apiBase },
     ],
   };
+}
+
+/**
+ * Listens on the cross-tab channel of this process and puts a Web Locks API on `navigator` (which
+ * Node 20 lacks and later versions may have) that counts its uses.
+ */
+function watchCrossTabApis() {
+  const heard: unknown[] = [];
+  const channel = new BroadcastChannel('ngx-token-refresh');
+  channel.onmessage = (event) => heard.push((event as MessageEvent).data);
+  const before = Object.getOwnPropertyDescriptor(globalThis, 'navigator');
+  const watch = { heard, lockRequests: 0, channel, restore: () => undefined as void };
+  const locks = {
+    request: async (name: string, ...rest: unknown[]) => {
+      watch.lockRequests++;
+      const callback = rest.at(-1) as (lock: { name: string }) => unknown;
+      return callback({ name });
+    },
+    query: async () => ({ held: [], pending: [] }),
+  };
+  Object.defineProperty(globalThis, 'navigator', { configurable: true, value: { locks } });
+  watch.restore = () => {
+    channel.close();
+    if (before) Object.defineProperty(globalThis, 'navigator', before);
+    else delete (globalThis as { navigator?: unknown }).navigator;
+  };
+  return watch;
 }
 
 /** The rendered `<app-root>` element. */
