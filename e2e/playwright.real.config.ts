@@ -4,6 +4,8 @@ import { defineConfig } from '@playwright/test';
 const SERVER_PORT = 3101;
 /** Where the showcase (the `real` build) and its proxy to the server listen. */
 const SHOWCASE_PORT = 4311;
+/** Where the zone.js build of the same showcase (the `real-zone` build) and its proxy listen. */
+const ZONE_SHOWCASE_PORT = 4312;
 
 /**
  * Browser tests of the showcase against the reference server, over real HTTP, in Debian's Chromium
@@ -13,11 +15,12 @@ const SHOWCASE_PORT = 4311;
  *   the page is served over plain http://127.0.0.1;
  * - the showcase's production build with the `real` configuration, served by e2e/serve-showcase.mjs,
  *   which forwards /auth and /api to the server: one origin, as behind a production reverse proxy,
- *   so the SameSite=Strict cookie travels and nothing needs CORS.
+ *   so the SameSite=Strict cookie travels and nothing needs CORS;
+ * - the same with the `real-zone` configuration (zone.js instead of zoneless), where the project
+ *   `real-zone` runs only the tests tagged @zone, to keep the added time small.
  */
 export default defineConfig({
   testDir: '.',
-  testMatch: 'real-server.spec.ts',
   outputDir: '../test-results/real-server',
   timeout: 60_000,
   expect: { timeout: 15_000 },
@@ -43,6 +46,15 @@ export default defineConfig({
       ],
     },
   },
+  projects: [
+    { name: 'real', testMatch: ['real-server.spec.ts', 'real-server-tabs.spec.ts'] },
+    {
+      name: 'real-zone',
+      testMatch: 'real-server-tabs.spec.ts',
+      grep: /@zone/,
+      use: { baseURL: `http://127.0.0.1:${ZONE_SHOWCASE_PORT}` },
+    },
+  ],
   webServer: [
     {
       command: 'node projects/reference-server/dist/main.js',
@@ -54,6 +66,10 @@ export default defineConfig({
         PORT: String(SERVER_PORT),
         HOST: '127.0.0.1',
         ACCESS_TOKEN_TTL_SECONDS: '3',
+        // The server's default, set here because the tabs tests rely on it: the value of
+        // REFRESH_TOKEN_REUSE_INTERVAL_SECONDS in projects/showcase/src/app/backend-providers.real.ts,
+        // which the auth lab shows.
+        REFRESH_TOKEN_REUSE_INTERVAL_SECONDS: '30',
         COOKIE_SECURE: 'false',
         LOGIN_RATE_LIMIT_MAX: '1000',
         LOG_LEVEL: 'warn',
@@ -67,6 +83,13 @@ export default defineConfig({
       url: `http://127.0.0.1:${SHOWCASE_PORT}`,
       reuseExistingServer: false,
       env: { PORT: String(SHOWCASE_PORT), API_ORIGIN: `http://127.0.0.1:${SERVER_PORT}` },
+    },
+    {
+      command: 'node e2e/serve-showcase.mjs dist/showcase-real-zone/browser',
+      cwd: '..',
+      url: `http://127.0.0.1:${ZONE_SHOWCASE_PORT}`,
+      reuseExistingServer: false,
+      env: { PORT: String(ZONE_SHOWCASE_PORT), API_ORIGIN: `http://127.0.0.1:${SERVER_PORT}` },
     },
   ],
 });

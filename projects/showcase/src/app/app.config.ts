@@ -1,26 +1,24 @@
 import { provideHttpClient, withInterceptors } from '@angular/common/http';
-import {
-  type ApplicationConfig,
-  provideBrowserGlobalErrorListeners,
-  provideZonelessChangeDetection,
-} from '@angular/core';
+import { type ApplicationConfig, provideBrowserGlobalErrorListeners } from '@angular/core';
 import { provideRouter, withComponentInputBinding } from '@angular/router';
 import { navigateToLogin, provideAuth, provideUsersApi, tokenRefreshInterceptor } from 'ngx-token-refresh';
 
 import { routes } from './app.routes';
-import { backendInterceptors, provideBackend } from './backend-providers';
+import { authFeatures, backendInterceptors, provideBackend } from './backend-providers';
 import { labCallTracker } from './lab/lab-call-tracker';
+import { provideChangeDetection } from './provide-change-detection';
 
 /**
  * The showcase uses the library exactly as an application would: the token-refresh interceptor
  * first, `provideAuth` for `/auth/*`, `provideUsersApi` for the users API. Only the lines marked
  * "demo" exist because the backend is an in-memory mock; they come from backend-providers.ts, which
- * the `real` build configuration swaps for the reference server's (nothing to add there).
+ * the `real` build configuration swaps for the reference server's.
  */
 export const appConfig: ApplicationConfig = {
   providers: [
     provideBrowserGlobalErrorListeners(),
-    provideZonelessChangeDetection(),
+    // Zoneless; zone.js in the `real-zone` build, which the browser tests also run (see the file).
+    provideChangeDetection(),
     provideRouter(routes, withComponentInputBinding()),
     provideHttpClient(
       withInterceptors([
@@ -33,9 +31,10 @@ export const appConfig: ApplicationConfig = {
     ),
     // demo: the in-memory backend; must come after provideHttpClient
     provideBackend(),
-    // The login page reads navigateToLogin's ?reason=expired (an input, by withComponentInputBinding)
-    // to say that the session has ended.
-    provideAuth({ baseUrl: '/auth', loginPath: '/login', onSessionExpired: navigateToLogin }),
+    // The login page reads navigateToLogin's ?reason=expired, or ?reason=signed-out when another tab
+    // signed out (an input, by withComponentInputBinding), to say why the session has ended.
+    // demo: authFeatures turns provideAuth's cross-tab sync off for the in-memory backend (one per tab)
+    provideAuth({ baseUrl: '/auth', loginPath: '/login', onSessionExpired: navigateToLogin }, ...authFeatures),
     provideUsersApi({ baseUrl: '/api', version: 1 }),
   ],
 };

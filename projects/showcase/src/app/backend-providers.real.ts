@@ -1,5 +1,8 @@
 import type { HttpInterceptorFn } from '@angular/common/http';
 import { type EnvironmentProviders, makeEnvironmentProviders } from '@angular/core';
+import { type TokenRefreshFeature, withNoCrossTabSync } from 'ngx-token-refresh';
+
+import { LAB_TABS } from './lab/lab-tabs';
 
 // Replaces backend-providers.ts in the `real` build configuration (angular.json, fileReplacements):
 // the showcase talks to the reference server (projects/reference-server) over real HTTP, on the
@@ -7,10 +10,46 @@ import { type EnvironmentProviders, makeEnvironmentProviders } from '@angular/co
 // refresh cookie travels and nothing needs CORS. Nothing to add: Angular's own HTTP backend is the
 // backend, and the lab has no switches to offer (LAB_BACKEND stays null).
 
+/**
+ * How long the reference server still accepts a refresh token it has just rotated: its default
+ * REFRESH_TOKEN_REUSE_INTERVAL_SECONDS, which `npm run start:real` keeps. Shown by the auth lab;
+ * e2e/playwright.real.config.ts starts the server with the same value.
+ */
+export const REFRESH_TOKEN_REUSE_INTERVAL_SECONDS = 30;
+
+/** sessionStorage key of this tab's choice from `?crossTab=off` (or `on`). */
+const CROSS_TAB_KEY = 'showcase.crossTab';
+
+/**
+ * Whether this tab runs cross-tab sync: yes, unless a page of this tab was loaded with
+ * `?crossTab=off` (until one is loaded with `?crossTab=on`). Off, only the server's overlap window
+ * keeps tabs that refresh at once from ending the session: for the browser tests, and to watch it.
+ * Read once, when the app starts.
+ */
+const crossTabSync = readCrossTabChoice();
+
 /** No interceptors besides the app's own: a real server answers with real HttpErrorResponses. */
 export const backendInterceptors: readonly HttpInterceptorFn[] = [];
 
-/** Nothing: the default HttpClient backend reaches the real server. */
+/** `provideAuth`'s features: its default (cross-tab sync on), unless this tab asked for it off. */
+export const authFeatures: readonly TokenRefreshFeature[] = crossTabSync ? [] : [withNoCrossTabSync()];
+
+/** Nothing but what the lab shows: the default HttpClient backend reaches the real server. */
 export function provideBackend(): EnvironmentProviders {
-  return makeEnvironmentProviders([]);
+  return makeEnvironmentProviders([
+    { provide: LAB_TABS, useValue: { crossTabSync, reuseIntervalSeconds: REFRESH_TOKEN_REUSE_INTERVAL_SECONDS } },
+  ]);
+}
+
+function readCrossTabChoice(): boolean {
+  try {
+    // sessionStorage, so the choice survives the redirects to and from the login page and reloads
+    // of this tab, and stays out of every other tab.
+    const asked = new URLSearchParams(location.search).get('crossTab');
+    if (asked === 'off' || asked === 'on') sessionStorage.setItem(CROSS_TAB_KEY, asked);
+    return sessionStorage.getItem(CROSS_TAB_KEY) !== 'off';
+  } catch {
+    // No storage (blocked by the browser's settings): the default.
+    return true;
+  }
 }

@@ -5,7 +5,17 @@ import { injectTokenRefresh } from 'ngx-token-refresh';
 import { LAB_CALL } from './lab-call';
 
 /** One step in a lab call's life, as shown on its timeline. */
-export type LabStep = 'sent' | '401' | 'queued' | 'held' | 'refresh' | 'refresh failed' | 'repeated' | '200' | 'error';
+export type LabStep =
+  | 'sent'
+  | '401'
+  | 'queued'
+  | 'held'
+  | 'refresh'
+  | 'refresh failed'
+  | 'token from another tab'
+  | 'repeated'
+  | '200'
+  | 'error';
 
 /** One call fired by the auth lab and what happened to it. */
 export interface LabCall {
@@ -38,6 +48,9 @@ export class LabLog {
           return this.stepWaiting('refresh');
         case 'refreshFailed':
           return this.stepWaiting('refresh failed');
+        case 'tokenReceived':
+          // Cross-tab sync: another tab's refresh ended this tab's wait, without a call of its own.
+          return event.waiting ? this.stepWaiting('token from another tab') : undefined;
         default:
           return;
       }

@@ -1,4 +1,4 @@
-import { provideHttpClient, withInterceptors } from '@angular/common/http';
+import { type HttpRequest, provideHttpClient, withInterceptors } from '@angular/common/http';
 import { HttpTestingController, provideHttpClientTesting } from '@angular/common/http/testing';
 import { provideZonelessChangeDetection } from '@angular/core';
 import { TestBed } from '@angular/core/testing';
@@ -10,7 +10,12 @@ import { firstValueFrom } from 'rxjs';
 
 import { routes } from '../app.routes';
 import { DemoServerState } from '../backend/demo-server-state';
-import { backendInterceptors, provideBackend } from '../backend-providers.real';
+import {
+  REFRESH_TOKEN_REUSE_INTERVAL_SECONDS,
+  authFeatures,
+  backendInterceptors,
+  provideBackend,
+} from '../backend-providers.real';
 import { labCallTracker } from '../lab/lab-call-tracker';
 import { byTestId, settle, setupShowcase, signIn } from '../showcase-test-bed.spec-helper';
 
@@ -63,28 +68,47 @@ describe('AuthLabPage', () => {
   });
 });
 
+describe('AuthLabPage: the Tabs card with the in-memory backend', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('says that every tab has its own in-memory server, with cross-tab sync off, and what this tab’s last refresh did', async () => {
+    const harness = await setupShowcase();
+    await signIn();
+    await harness.navigateByUrl('/lab');
+    await settle(harness);
+
+    expect(byTestId('cross-tab-sync')?.textContent?.trim()).toBe('off');
+    expect(byTestId('tabs-note')?.textContent).toContain('Each tab runs its own in-memory server');
+    expect(byTestId('tabs-note')?.textContent).toContain('npm run start:real');
+    expect(byTestId('reuse-interval')).toBeNull();
+    expect(byTestId('last-refresh')?.textContent?.trim()).toBe('none since this page opened');
+
+    byTestId('expire-token')?.click();
+    byTestId('fire-calls')?.click();
+    await settle(harness);
+
+    expect(byTestId('last-refresh')?.textContent?.trim()).toBe('refreshed (this tab made the call)');
+  });
+
+  it('opens another tab of the lab, without a handle back to this one', async () => {
+    const open = jest.spyOn(window, 'open').mockReturnValue(null);
+    const harness = await setupShowcase();
+    await signIn();
+    await harness.navigateByUrl('/lab');
+    await settle(harness);
+
+    byTestId('open-tab')?.click();
+
+    expect(open).toHaveBeenCalledTimes(1);
+    expect(open).toHaveBeenCalledWith(document.location.href, '_blank', 'noopener');
+  });
+});
+
 describe('AuthLabPage against a real server (no backend switches)', () => {
   afterEach(() => TestBed.inject(HttpTestingController).verify());
 
   it('hides the switches and counts the refresh from the library’s events', async () => {
-    TestBed.configureTestingModule({
-      providers: [
-        provideZonelessChangeDetection(),
-        provideRouter(routes),
-        provideHttpClient(withInterceptors([tokenRefreshInterceptor, labCallTracker, ...backendInterceptors])),
-        provideBackend(),
-        provideHttpClientTesting(),
-        provideAuth({ baseUrl: '/auth' }),
-      ],
-    });
-    const httpTesting = TestBed.inject(HttpTestingController);
-    const signedIn = firstValueFrom(TestBed.inject(AuthClient).login({ username: 'ada', password: 'lovelace' }), {
-      defaultValue: undefined,
-    });
-    httpTesting.expectOne('/auth/login').flush({ accessToken: createTestJwt({ sub: 'ada' }) });
-    await signedIn;
-    const harness = await RouterTestingHarness.create('/lab');
-    await settle(harness);
+    const { harness, httpTesting } = await openLabAgainstServer();
 
     expect(byTestId('expire-token')).toBeNull();
     expect(byTestId('revoke-refresh')).toBeNull();
@@ -92,17 +116,62 @@ describe('AuthLabPage against a real server (no backend switches)', () => {
     expect(byTestId('refresh-count')?.textContent?.trim()).toBe('0');
 
     byTestId('fire-calls')?.click();
-    const calls = httpTesting.match((request) => /^\/api\/v1\/users\/\d+$/.test(request.url));
+    const calls = httpTesting.match(USER_CALL);
     expect(calls).toHaveLength(10);
     for (const call of calls) call.flush(null, { status: 401, statusText: 'Unauthorized' });
     httpTesting.expectOne('/auth/refresh').flush({ accessToken: createTestJwt({ sub: 'ada' }) });
-    for (const call of httpTesting.match((request) => /^\/api\/v1\/users\/\d+$/.test(request.url))) {
-      call.flush({ id: 1, name: 'Ada', email: 'ada@example.com' });
-    }
+    for (const call of httpTesting.match(USER_CALL)) call.flush({ id: 1, name: 'Ada', email: 'ada@example.com' });
     await settle(harness);
 
     expect(byTestId('success-count')?.textContent?.trim()).toBe('10');
     expect(byTestId('refresh-count')?.textContent?.trim()).toBe('1');
     expect(byTestId('burst-refresh-count')?.textContent?.trim()).toBe('1');
   });
+
+  it('shows cross-tab sync on and the server’s overlap window, and what this tab’s last refresh did', async () => {
+    const { harness, httpTesting } = await openLabAgainstServer();
+    expect(byTestId('cross-tab-sync')?.textContent?.trim()).toBe('on');
+    expect(byTestId('reuse-interval')?.textContent?.trim()).toBe(`${REFRESH_TOKEN_REUSE_INTERVAL_SECONDS} s`);
+    expect(byTestId('last-refresh')?.textContent?.trim()).toBe('none since this page opened');
+
+    // The server cannot answer the refresh (a 503): the calls fail, the session stays.
+    byTestId('fire-calls')?.click();
+    for (const call of httpTesting.match(USER_CALL)) call.flush(null, { status: 401, statusText: 'Unauthorized' });
+    httpTesting.expectOne('/auth/refresh').flush(null, { status: 503, statusText: 'Service Unavailable' });
+    await settle(harness);
+    expect(byTestId('last-refresh')?.textContent?.trim()).toBe('refresh failed');
+
+    byTestId('fire-calls')?.click();
+    for (const call of httpTesting.match(USER_CALL)) call.flush(null, { status: 401, statusText: 'Unauthorized' });
+    httpTesting.expectOne('/auth/refresh').flush({ accessToken: createTestJwt({ sub: 'ada' }) });
+    for (const call of httpTesting.match(USER_CALL)) call.flush({ id: 1, name: 'Ada', email: 'ada@example.com' });
+    await settle(harness);
+    expect(byTestId('last-refresh')?.textContent?.trim()).toBe('refreshed (this tab made the call)');
+    expect(byTestId('success-count')?.textContent?.trim()).toBe('10');
+  });
 });
+
+/** The showcase's `real` providers, with the server played by HttpTestingController; signed in, on the lab. */
+async function openLabAgainstServer(): Promise<{ harness: RouterTestingHarness; httpTesting: HttpTestingController }> {
+  TestBed.configureTestingModule({
+    providers: [
+      provideZonelessChangeDetection(),
+      provideRouter(routes),
+      provideHttpClient(withInterceptors([tokenRefreshInterceptor, labCallTracker, ...backendInterceptors])),
+      provideBackend(),
+      provideHttpClientTesting(),
+      provideAuth({ baseUrl: '/auth' }, ...authFeatures),
+    ],
+  });
+  const httpTesting = TestBed.inject(HttpTestingController);
+  const signedIn = firstValueFrom(TestBed.inject(AuthClient).login({ username: 'ada', password: 'lovelace' }), {
+    defaultValue: undefined,
+  });
+  httpTesting.expectOne('/auth/login').flush({ accessToken: createTestJwt({ sub: 'ada' }) });
+  await signedIn;
+  const harness = await RouterTestingHarness.create('/lab');
+  await settle(harness);
+  return { harness, httpTesting };
+}
+
+const USER_CALL = (request: HttpRequest<unknown>): boolean => /^\/api\/v1\/users\/\d+$/.test(request.url);

@@ -14,12 +14,13 @@ import { interval } from 'rxjs';
 import { LAB_BACKEND } from '../lab/lab-backend';
 import { LAB_CALL } from '../lab/lab-call';
 import { LabLog } from '../lab/lab-log';
+import { LabTabsCard } from './lab-tabs-card';
 
 /**
  * Makes the mechanism visible: the access token's remaining life, switches to expire it or to
- * revoke the refresh token, a burst of N parallel calls, and each call's timeline. Against a real
- * server (no LAB_BACKEND) the switches are gone, tokens expire on their own, and refreshes are
- * counted from the library's events.
+ * revoke the refresh token, a burst of N parallel calls, each call's timeline, and how this tab
+ * shares its session with other tabs. Against a real server (no LAB_BACKEND) the switches are gone,
+ * tokens expire on their own, and refreshes are counted from the library's events.
  */
 @Component({
   selector: 'app-auth-lab-page',
@@ -32,6 +33,7 @@ import { LabLog } from '../lab/lab-log';
     MatInputModule,
     MatSelectModule,
     MatSliderModule,
+    LabTabsCard,
   ],
   template: `
     <main class="page lab">
@@ -117,6 +119,8 @@ import { LabLog } from '../lab/lab-log';
             </p>
           </mat-card-content>
         </mat-card>
+
+        <app-lab-tabs-card />
       </section>
 
       <section class="timeline" aria-label="Timeline of the calls">
@@ -186,7 +190,8 @@ import { LabLog } from '../lab/lab-log';
     .step[data-step='200'] {
       background: var(--mat-sys-primary-container);
     }
-    .step[data-step='refresh'] {
+    .step[data-step='refresh'],
+    .step[data-step='token from another tab'] {
       background: var(--mat-sys-tertiary-container);
     }
   `,
@@ -201,9 +206,9 @@ export class AuthLabPage {
 
   protected readonly counts = [1, 2, 5, 10, 20, 50];
   protected readonly count = signal(10);
-  /** Refresh calls the library started while this page was open (a real server has no counter to read). */
-  private readonly refreshesStarted = signal(0);
-  protected readonly refreshCalls = computed(() => this.server?.refreshCalls() ?? this.refreshesStarted());
+  /** Refresh calls this tab made while this page was open (a real server has no counter to read). */
+  private readonly refreshesMade = signal(0);
+  protected readonly refreshCalls = computed(() => this.server?.refreshCalls() ?? this.refreshesMade());
   private readonly refreshesBefore = signal(0);
   protected readonly burstRefreshes = computed(() => this.refreshCalls() - this.refreshesBefore());
   protected readonly succeeded = computed(() => this.log.calls().filter((call) => call.outcome === 'ok').length);
@@ -229,7 +234,11 @@ export class AuthLabPage {
       .subscribe(() => this.now.set(Date.now()));
     const { events } = injectTokenRefresh();
     events.pipe(takeUntilDestroyed()).subscribe((event) => {
-      if (event.type === 'refreshStarted') this.refreshesStarted.update((count) => count + 1);
+      // Counted when they end: with cross-tab sync a refresh may start, wait for another tab's, and
+      // end with its token (tokenReceived) without a call of its own.
+      if (event.type === 'refreshSucceeded' || event.type === 'refreshFailed') {
+        this.refreshesMade.update((count) => count + 1);
+      }
     });
   }
 

@@ -50,4 +50,11 @@ describe('LoginPage', () => {
 
     expect(byTestId('session-message')?.textContent).toContain('Your session has ended');
   });
+
+  it('tells that another tab signed out when sent here for that', async () => {
+    const harness = await setupShowcase();
+    await harness.navigateByUrl('/login?reason=signed-out&returnUrl=%2Flab');
+
+    expect(byTestId('session-message')?.textContent?.trim()).toBe('You signed out in another tab.');
+  });
 });

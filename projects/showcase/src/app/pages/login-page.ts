@@ -34,6 +34,8 @@ import { LAB_BACKEND } from '../lab/lab-backend';
           <p class="notice" role="status" data-testid="session-message">
             Your session has ended (the refresh token was revoked or expired). Please sign in again.
           </p>
+        } @else if (reason() === 'signed-out') {
+          <p class="notice" role="status" data-testid="session-message">You signed out in another tab.</p>
         }
         <form [formGroup]="form" (ngSubmit)="submit()">
           <mat-card-content>
@@ -138,7 +140,10 @@ export class LoginPage {
   private readonly auth = inject(AuthClient);
   private readonly router = inject(Router);
 
-  /** Why the user landed here (`expired` after a failed refresh), from the query string. */
+  /**
+   * Why the user landed here, from the query string: `expired` after a failed refresh, `signed-out`
+   * after a sign-out in another tab.
+   */
   readonly reason = input<string>();
   /** Where to go after signing in, from the query string (checked by safeReturnUrl). */
   readonly returnUrl = input<string>();

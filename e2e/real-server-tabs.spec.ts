@@ -1,0 +1,224 @@
+import { type BrowserContext, type Cookie, type Page, type Request, expect, test } from '@playwright/test';
+
+// Several tabs of the showcase's `real` build against the reference server (see
+// playwright.real.config.ts): the pages of one browser context, so they share the refresh cookie, the
+// Web Locks and the BroadcastChannel of the origin, as the tabs of one browser window do. Access
+// tokens expire after 3 seconds; the server accepts a refresh cookie it has just rotated for 30 s.
+
+const MADE_THE_CALL = 'refreshed (this tab made the call)';
+const TOOK_ANOTHER_TABS_TOKEN = [
+  "waited for another tab's refresh and took its token",
+  'received a token from another tab',
+];
+
+for (const count of [3, 5]) {
+  test(`${count} tabs of the lab opened at the same moment after one sign-in all keep the session`, async ({
+    context,
+  }) => {
+    const refreshes = countRefreshes(context);
+    const tabs = await openTabs(context, count);
+
+    for (const tab of tabs) {
+      await expect(tab).toHaveURL(/\/lab$/);
+      await expect(tab.getByTestId('signed-in-as')).toHaveText('Signed in as ada');
+      await expect(tab.getByTestId('cross-tab-sync')).toHaveText('on');
+    }
+    test.info().annotations.push({ type: 'refreshes', description: `${refreshes()} for ${count - 1} new tabs` });
+  });
+}
+
+test(
+  '3 tabs whose tokens expire together make one refresh per expiry, and every call succeeds',
+  { tag: '@zone' },
+  async ({ context }) => {
+    const refreshes = countRefreshes(context);
+    const tabs = await openTabs(context, 3);
+    // The zone.js build runs in the real-zone project: check that it is the one served there.
+    expect(await tabs[0]?.evaluate(() => 'Zone' in window)).toBe(test.info().project.name === 'real-zone');
+
+    for (const expiry of [1, 2]) {
+      await waitForExpiry(tabs);
+      const before = refreshes();
+
+      await fireEverywhere(tabs);
+
+      await expectEveryCallSucceeded(tabs);
+      expect(refreshes() - before, `refresh calls at expiry ${expiry}`).toBe(1);
+      // What each tab says about it: one made the call, the others took its token.
+      const lines = await Promise.all(tabs.map((tab) => tab.getByTestId('last-refresh').textContent()));
+      expect(lines.filter((line) => line === MADE_THE_CALL)).toHaveLength(1);
+      expect(lines.filter((line) => TOOK_ANOTHER_TABS_TOKEN.includes(line ?? ''))).toHaveLength(tabs.length - 1);
+    }
+    // On a 360 px screen the Tabs card fits: nothing of it is cut off or needs scrolling sideways.
+    await tabs[0]?.setViewportSize({ width: 360, height: 800 });
+    const card = tabs[0]?.locator('app-lab-tabs-card mat-card');
+    expect(await card?.evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(true);
+    expect((await card?.boundingBox())?.width).toBeLessThanOrEqual(360);
+    await tabs[0]?.screenshot({ path: 'test-results/screenshots/real-server-tabs-360.png', fullPage: true });
+  },
+);
+
+test('without cross-tab sync (?crossTab=off) the server’s overlap window keeps every tab signed in', async ({
+  context,
+}) => {
+  const refreshes = countRefreshes(context);
+  const tabs = await openTabs(context, 3, '?crossTab=off');
+  for (const tab of tabs) await expect(tab.getByTestId('cross-tab-sync')).toHaveText('off');
+
+  for (const expiry of [1, 2]) {
+    await waitForExpiry(tabs);
+    const before = refreshes();
+
+    await fireEverywhere(tabs);
+
+    await expectEveryCallSucceeded(tabs);
+    // Each tab refreshes for itself, all with the same cookie at once: the first call rotates it, and
+    // the server answers the others (the rotated cookie, within its window) instead of ending the session.
+    expect(refreshes() - before, `refresh calls at expiry ${expiry}`).toBe(tabs.length);
+    for (const tab of tabs) await expect(tab.getByTestId('last-refresh')).toHaveText(MADE_THE_CALL);
+  }
+});
+
+test('a tab closed while it holds the refresh lock does not strand the others', async ({ context }) => {
+  const refreshes = countRefreshes(context);
+  const [holder, ...others] = await openTabs(context, 3);
+  if (!holder) throw new Error('no tab');
+  await waitForExpiry([holder, ...others]);
+  const before = refreshes();
+
+  // The holder's refresh never gets an answer, so it keeps the lock until the tab goes.
+  await holder.route('**/auth/refresh', () => undefined);
+  const held = holder.waitForRequest(isRefresh);
+  await holder.getByTestId('fire-calls').click();
+  await held;
+  await fireEverywhere(others);
+  for (const tab of others) await expect(tab.getByTestId('call-row').first()).toContainText('queued');
+  expect(refreshes() - before).toBe(1);
+
+  await holder.close();
+
+  // Well within the 30 s after which a tab would refresh without the lock: the lock was released.
+  for (const tab of others) await expect(tab.getByTestId('success-count')).toHaveText('10', { timeout: 10_000 });
+  await expectEveryCallSucceeded(others);
+  expect(refreshes() - before).toBe(2);
+});
+
+test('signing out in one tab takes every other tab to the sign-in page within a second', async ({ context }) => {
+  const [first, ...others] = await openTabs(context, 3);
+  if (!first) throw new Error('no tab');
+
+  await first.getByTestId('logout').click();
+
+  for (const tab of others) {
+    await expect(tab).toHaveURL(/\/login\?reason=signed-out/, { timeout: 1_000 });
+    await expect(tab.getByTestId('session-message')).toHaveText('You signed out in another tab.', { timeout: 1_000 });
+  }
+  await expect(first).toHaveURL(/\/login$/);
+  await expect(first.getByTestId('session-message')).toHaveCount(0);
+});
+
+test('a refresh answer lost on the way keeps the session: the server still takes the cookie it has just rotated', async ({
+  context,
+}) => {
+  const refreshes = countRefreshes(context);
+  const [tab] = await openTabs(context, 1);
+  if (!tab) throw new Error('no tab');
+  await waitForExpiry([tab]);
+  const old = await refreshCookie(context);
+
+  // The refresh reaches the server, which rotates the cookie, and the answer is lost on the way back.
+  let lost: { status: number; cookie: string | undefined } | undefined;
+  await tab.route(
+    '**/auth/refresh',
+    async (route) => {
+      const answer = await route.fetch();
+      lost = {
+        status: answer.status(),
+        cookie: /refreshToken=([^;]+)/.exec(answer.headers()['set-cookie'] ?? '')?.[1],
+      };
+      await route.abort('failed');
+    },
+    { times: 1 },
+  );
+  await tab.getByTestId('fire-calls').click();
+  await expect(tab.getByTestId('failure-count')).toHaveText('10');
+  await expect(tab.getByTestId('last-refresh')).toHaveText('refresh failed');
+  expect(lost?.status, 'the server answered the lost refresh').toBe(200);
+  expect(lost?.cookie, 'with a new cookie').toMatch(/^[A-Za-z0-9_-]+$/);
+  expect(lost?.cookie).not.toBe(old.value);
+  // The browser never saw that answer, so it must still hold the old cookie; but Playwright's
+  // route.fetch() stores the new one in the context's jar: put the old one back.
+  if ((await refreshCookie(context)).value !== old.value) await context.addCookies([old]);
+  expect((await refreshCookie(context)).value).toBe(old.value);
+
+  // The next call refreshes with the old cookie, the immediate predecessor of the live one.
+  const before = refreshes();
+  await tab.getByTestId('fire-calls').click();
+
+  await expectEveryCallSucceeded([tab]);
+  expect(refreshes() - before).toBe(1);
+  await expect(tab.getByTestId('last-refresh')).toHaveText(MADE_THE_CALL);
+  // The server answered with the live cookie, the one of the lost answer, rather than rotating again.
+  expect((await refreshCookie(context)).value).toBe(lost?.cookie);
+});
+
+/** Counts the POST /auth/refresh calls that every tab of `context` sends, from now on. */
+function countRefreshes(context: BrowserContext): () => number {
+  let count = 0;
+  context.on('request', (request) => {
+    if (isRefresh(request)) count++;
+  });
+  return () => count;
+}
+
+function isRefresh(request: Request): boolean {
+  return request.method() === 'POST' && new URL(request.url()).pathname === '/auth/refresh';
+}
+
+/**
+ * Signs in as the demo admin in a first tab, then opens `count - 1` more tabs of the lab at the same
+ * moment (they start without an access token and get one through the shared cookie). `query` is
+ * added to every tab's first URL.
+ */
+async function openTabs(context: BrowserContext, count: number, query = ''): Promise<Page[]> {
+  const first = await context.newPage();
+  await first.goto(`/login${query}`);
+  await first.getByTestId('username').fill('ada');
+  await first.getByTestId('password').fill('lovelace');
+  await first.getByTestId('login-submit').click();
+  await expect(first).toHaveURL(/\/lab$/);
+  const others = await Promise.all(Array.from({ length: count - 1 }, () => context.newPage()));
+  await Promise.all(others.map((tab) => tab.goto(`/lab${query}`)));
+  const tabs = [first, ...others];
+  for (const tab of tabs) await expect(tab.getByTestId('signed-in-as')).toHaveText('Signed in as ada');
+  return tabs;
+}
+
+/** Waits until every tab's access token has run out (3 s after the server issued it). */
+async function waitForExpiry(tabs: readonly Page[]): Promise<void> {
+  await Promise.all(
+    tabs.map((tab) => expect(tab.getByTestId('token-remaining')).toHaveText('expired', { timeout: 10_000 })),
+  );
+}
+
+/** Fires the lab's burst of 10 calls in every tab at the same moment. */
+async function fireEverywhere(tabs: readonly Page[]): Promise<void> {
+  await Promise.all(tabs.map((tab) => tab.getByTestId('fire-calls').click()));
+}
+
+/** Every tab is still signed in, on the lab, with its 10 calls answered 200. */
+async function expectEveryCallSucceeded(tabs: readonly Page[]): Promise<void> {
+  for (const tab of tabs) {
+    await expect(tab.getByTestId('success-count')).toHaveText('10');
+    await expect(tab.getByTestId('failure-count')).toHaveText('0');
+    await expect(tab).toHaveURL(/\/lab/);
+    await expect(tab.getByTestId('signed-in-as')).toHaveText('Signed in as ada');
+  }
+}
+
+/** The browser's refresh cookie. */
+async function refreshCookie(context: BrowserContext): Promise<Cookie> {
+  const cookie = (await context.cookies()).find(({ name }) => name === 'refreshToken');
+  if (!cookie) throw new Error('the browser holds no refresh cookie');
+  return cookie;
+}
