@@ -64,7 +64,8 @@ export function createRefreshTokens(jwtSecret: Uint8Array): RefreshTokens {
       if (id.length !== FAMILY_ID_BYTES || id.toString('base64url') !== familyId) {
         throw new RangeError(`not a family id: ${familyId}`);
       }
-      if (!Number.isInteger(generation) || generation < 0 || generation > MAX_GENERATION + 1) {
+      // Any uint32, the format's range; `parse` is what refuses generations the database cannot hold.
+      if (!Number.isInteger(generation) || generation < 0 || generation > 0xffff_ffff) {
         throw new RangeError(`not a generation: ${generation}`);
       }
       const body = Buffer.alloc(FAMILY_ID_BYTES + GENERATION_BYTES);

@@ -66,7 +66,8 @@ export function createSqlRepository(engine: SqlEngine): Repository {
       // one, and one conditional UPDATE moves the family on. Concurrent presentations of one token
       // serialise on the family's row: PostgreSQL makes a waiting UPDATE re-check its WHERE against
       // the row the first one committed (READ COMMITTED), where `generation = $2` no longer holds, so
-      // exactly one of them rotates and the others update nothing and fall through to the read below.
+      // exactly one of them rotates and the others update nothing and fall through to the read below,
+      // where they find the predecessor within the window: all answer 200 with one and the same token.
       // PGlite runs one statement at a time, which gives the same result.
       const rotated = await engine.query<LiveFamilyRow>(
         `WITH rotated AS (

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { migrate } from '../src/migrate.js';
 import { createPgliteEngine } from '../src/pglite-engine.js';
 import { seedDemoData } from '../src/seed-demo-data.js';
-import { createRefreshToken, hashRefreshToken } from '../src/refresh-token.js';
+import { createFamilyId } from '../src/refresh-tokens.js';
 import { createSqlRepository } from '../src/sql-repository.js';
 import { createBareEngine } from './start-test-server.js';
 
@@ -16,10 +16,10 @@ describe('database', () => {
     const { engine, close } = await createBareEngine();
     try {
       const [first, second] = await Promise.all([migrate(engine), migrate(engine)]);
-      assert.deepEqual([...first, ...second], ['001_initial.sql']);
+      assert.deepEqual([...first, ...second].sort(), ['001_initial.sql', '002_refresh_generation.sql']);
       assert.deepEqual(await migrate(engine), []);
-      const applied = await engine.query<{ name: string }>('SELECT name FROM schema_migrations');
-      assert.deepEqual(applied, [{ name: '001_initial.sql' }]);
+      const applied = await engine.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name');
+      assert.deepEqual(applied, [{ name: '001_initial.sql' }, { name: '002_refresh_generation.sql' }]);
     } finally {
       await close();
     }
@@ -55,33 +55,78 @@ describe('database', () => {
     }
   });
 
-  it('rotates a refresh token exactly once among 20 concurrent attempts (one atomic claim)', async () => {
+  for (const [window, others] of [
+    [30, 'reissued'],
+    [0, 'refused as reuse'],
+  ] as const) {
+    it(`rotates a family exactly once among 20 concurrent presentations of its live generation (window ${window} s: the others are ${others})`, async () => {
+      const { engine, close } = await createBareEngine();
+      try {
+        await migrate(engine);
+        const repository = createSqlRepository(engine);
+        await seedDemoData(repository);
+        const now = new Date();
+        const familyId = createFamilyId();
+        await repository.createRefreshFamily({
+          familyId,
+          username: 'ada',
+          now,
+          expiresAt: new Date(now.getTime() + 60_000),
+        });
+
+        const results = await Promise.all(
+          Array.from({ length: 20 }, () =>
+            repository.rotateRefreshToken({ familyId, generation: 0, now, reuseIntervalSeconds: window }),
+          ),
+        );
+
+        const outcomes = results.map((result) => result.outcome);
+        assert.equal(outcomes.filter((outcome) => outcome === 'rotated').length, 1);
+        if (window > 0) {
+          assert.equal(outcomes.filter((outcome) => outcome === 'reissued').length, 19);
+        } else {
+          // Whoever reads the family after the first reuse revoked it finds it revoked: invalid, 401 alike.
+          assert.ok(outcomes.includes('reused'));
+          assert.equal(outcomes.filter((outcome) => outcome === 'reused' || outcome === 'invalid').length, 19);
+        }
+        for (const result of results) {
+          if (result.outcome === 'rotated' || result.outcome === 'reissued') assert.equal(result.generation, 1);
+        }
+        const family = await engine.query<{ generation: number; revoked_reason: string | null }>(
+          'SELECT generation, revoked_reason FROM refresh_token_families WHERE id = $1',
+          [familyId],
+        );
+        assert.deepEqual(family, [{ generation: 1, revoked_reason: window === 0 ? 'reuse' : null }]);
+      } finally {
+        await close();
+      }
+    });
+  }
+
+  it('upgrades a database of per-rotation tokens: the sessions stay as rows at generation 0, the token table goes', async () => {
     const { engine, close } = await createBareEngine();
     try {
-      await migrate(engine);
-      const repository = createSqlRepository(engine);
-      await seedDemoData(repository);
-      const now = new Date();
-      const token = hashRefreshToken(createRefreshToken());
-      await repository.createRefreshFamily({
-        familyId: 'family',
-        username: 'ada',
-        tokenHash: token,
-        now,
-        expiresAt: new Date(now.getTime() + 60_000),
-      });
-
-      const results = await Promise.all(
-        Array.from({ length: 20 }, () =>
-          repository.rotateRefreshToken(token, hashRefreshToken(createRefreshToken()), now),
-        ),
+      // The schema as it was before 002, with a session in it.
+      const initial = await readFile(new URL('../migrations/001_initial.sql', import.meta.url), 'utf8');
+      await engine.exec(initial);
+      await engine.exec(
+        `CREATE TABLE schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());
+         INSERT INTO schema_migrations (name) VALUES ('001_initial.sql');
+         INSERT INTO accounts (username, password_hash, role) VALUES ('ada', 'x', 'admin');
+         INSERT INTO refresh_token_families (id, username, created_at, expires_at)
+           VALUES ('old-family', 'ada', now(), now() + interval '1 day');
+         INSERT INTO refresh_tokens (token_hash, family_id, created_at)
+           VALUES ('${'0'.repeat(64)}', 'old-family', now());`,
       );
 
-      const outcomes = results.map((result) => result.outcome).sort();
-      assert.equal(outcomes.filter((outcome) => outcome === 'rotated').length, 1);
-      assert.equal(outcomes.filter((outcome) => outcome === 'reused').length, 19);
-      const live = await engine.query('SELECT 1 FROM refresh_tokens WHERE family_id = $1', ['family']);
-      assert.equal(live.length, 2);
+      assert.deepEqual(await migrate(engine), ['002_refresh_generation.sql']);
+
+      const families = await engine.query('SELECT id, generation, rotated_at FROM refresh_token_families');
+      assert.deepEqual(families, [{ id: 'old-family', generation: 0, rotated_at: null }]);
+      const tables = await engine.query(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = 'refresh_tokens'",
+      );
+      assert.deepEqual(tables, []);
     } finally {
       await close();
     }

@@ -59,18 +59,25 @@ describe('POST /auth/login', () => {
       'SameSite=Strict',
       'Secure',
     ]);
-    assert.match(readCookie(response, 'refreshToken') ?? '', /^[A-Za-z0-9_-]{43}$/);
+    assert.match(readCookie(response, 'refreshToken') ?? '', /^[A-Za-z0-9_-]{70}$/);
   });
 
-  it('stores the refresh token only as its SHA-256 hash', async () => {
+  it('stores no refresh token in any form: the session is its family id and generation', async () => {
     const response = await post(server, '/auth/login', { username: 'ada', password: 'lovelace' });
     const token = readCookie(response, 'refreshToken') ?? '';
+    const familyId = decodeJwt(((await response.json()) as { accessToken: string }).accessToken)['sid'];
 
-    const rows = await server.database.engine.query<{ token_hash: string }>('SELECT token_hash FROM refresh_tokens');
-    const hash = createHash('sha256').update(token).digest('hex');
-    assert.ok(rows.some((row) => row.token_hash === hash));
-    const dump = JSON.stringify(await server.database.engine.query('SELECT * FROM refresh_tokens'));
-    assert.ok(!dump.includes(token));
+    const rows = await server.database.engine.query<{ id: string; generation: number }>(
+      'SELECT id, generation FROM refresh_token_families WHERE id = $1',
+      [familyId],
+    );
+    assert.deepEqual(rows, [{ id: familyId, generation: 0 }]);
+    // Neither the token, nor its MAC (the part only the key can make), nor a hash of it.
+    const mac = Buffer.from(token, 'base64url').subarray(20);
+    const dump = JSON.stringify(await server.database.engine.query('SELECT * FROM refresh_token_families'));
+    for (const form of [token, mac.toString('hex'), mac.toString('base64url'), sha256(token)]) {
+      assert.ok(!dump.includes(form), form);
+    }
   });
 
   it('issues a token the API accepts', async () => {
@@ -261,4 +268,8 @@ async function loginToken(server: TestServer): Promise<string> {
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
 }

@@ -15,6 +15,7 @@ describe('readConfig', () => {
         pgliteDataDir: null,
         accessTokenTtlSeconds: 900,
         refreshTokenTtlSeconds: 604800,
+        refreshTokenReuseIntervalSeconds: 30,
         jwtSecret: undefined,
         jwtSecretGenerated: true,
         corsOrigins: [],
@@ -41,6 +42,7 @@ describe('readConfig', () => {
       PGLITE_DATA_DIR: './data',
       ACCESS_TOKEN_TTL_SECONDS: '60',
       REFRESH_TOKEN_TTL_SECONDS: '3600',
+      REFRESH_TOKEN_REUSE_INTERVAL_SECONDS: '10',
       JWT_SECRET: 's'.repeat(32),
       CORS_ORIGINS: 'https://a.example, http://localhost:4200/',
       COOKIE_SECURE: 'false',
@@ -62,6 +64,7 @@ describe('readConfig', () => {
         pgliteDataDir: './data',
         accessTokenTtlSeconds: 60,
         refreshTokenTtlSeconds: 3600,
+        refreshTokenReuseIntervalSeconds: 10,
         jwtSecret: 's'.repeat(32),
         jwtSecretGenerated: false,
         corsOrigins: ['https://a.example', 'http://localhost:4200'],
@@ -85,6 +88,13 @@ describe('readConfig', () => {
     ['ACCESS_TOKEN_TTL_SECONDS', '0', /ACCESS_TOKEN_TTL_SECONDS must be a whole number from 1/],
     ['ACCESS_TOKEN_TTL_SECONDS', '15m', /ACCESS_TOKEN_TTL_SECONDS must be a whole number/],
     ['REFRESH_TOKEN_TTL_SECONDS', '600', /REFRESH_TOKEN_TTL_SECONDS must be longer than ACCESS_TOKEN_TTL_SECONDS/],
+    [
+      'REFRESH_TOKEN_REUSE_INTERVAL_SECONDS',
+      '301',
+      /REFRESH_TOKEN_REUSE_INTERVAL_SECONDS must be a whole number from 0 to 300/,
+    ],
+    ['REFRESH_TOKEN_REUSE_INTERVAL_SECONDS', '-1', /REFRESH_TOKEN_REUSE_INTERVAL_SECONDS must be a whole number/],
+    ['REFRESH_TOKEN_REUSE_INTERVAL_SECONDS', '30s', /REFRESH_TOKEN_REUSE_INTERVAL_SECONDS must be a whole number/],
     ['COOKIE_SECURE', 'off', /COOKIE_SECURE must be true or false/],
     ['CORS_ORIGINS', '*', /CORS_ORIGINS must list origins/],
     ['CORS_ORIGINS', 'https://a.example/app', /CORS_ORIGINS must list origins/],
@@ -96,6 +106,11 @@ describe('readConfig', () => {
       assert.throws(() => readConfig({ [name]: value }), message);
     });
   }
+
+  it('takes REFRESH_TOKEN_REUSE_INTERVAL_SECONDS=0 (strict single use) and up to 300', () => {
+    assert.equal(readConfig({ REFRESH_TOKEN_REUSE_INTERVAL_SECONDS: '0' }).refreshTokenReuseIntervalSeconds, 0);
+    assert.equal(readConfig({ REFRESH_TOKEN_REUSE_INTERVAL_SECONDS: '300' }).refreshTokenReuseIntervalSeconds, 300);
+  });
 
   it('treats blank values as unset', () => {
     assert.equal(readConfig({ PORT: ' ', DATABASE_URL: '' }).port, 3000);

@@ -26,6 +26,12 @@ export interface TestDatabase {
   readonly repository: Repository;
   /** Which engine, for test names and logs. */
   readonly description: string;
+  /**
+   * Another connection to the same database, as a second instance would open it: its own pool on
+   * PostgreSQL; on PGlite, which lives in this one process, the same engine. Its `close` closes only
+   * what it opened.
+   */
+  connectAgain(): Promise<TestDatabase>;
   /** Closes it (and drops the PostgreSQL schema). */
   close(): Promise<void>;
 }
@@ -47,15 +53,27 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const databaseUrl = process.env['DATABASE_URL'] || null;
   if (databaseUrl === null) {
     const engine = await openDatabase({ databaseUrl: null, pgliteDataDir: null });
-    return seeded(engine, async () => engine.close());
+    const database = await seeded(engine, async () => engine.close());
+    const again = (): TestDatabase => ({
+      ...database,
+      connectAgain: async () => again(),
+      close: async () => undefined,
+    });
+    return { ...database, connectAgain: async () => again() };
   }
   const schema = `reference_server_test_${randomBytes(6).toString('hex')}`;
   await admin(databaseUrl, `CREATE SCHEMA ${schema}`);
   const engine = await openDatabase({ databaseUrl, pgliteDataDir: null, schema });
-  return seeded(engine, async () => {
+  const connectAgain = async (): Promise<TestDatabase> => {
+    const pool = createPgEngine(databaseUrl, { schema });
+    const repository = createSqlRepository(pool);
+    return { engine: pool, repository, description: pool.description, connectAgain, close: () => pool.close() };
+  };
+  const database = await seeded(engine, async () => {
     await engine.close();
     await admin(databaseUrl, `DROP SCHEMA ${schema} CASCADE`);
   });
+  return { ...database, connectAgain };
 }
 
 /**
@@ -219,7 +237,7 @@ export function rawRequest(server: TestServer, bytes: string | Buffer): Promise<
   });
 }
 
-async function seeded(engine: SqlEngine, close: () => Promise<void>): Promise<TestDatabase> {
+async function seeded(engine: SqlEngine, close: () => Promise<void>): Promise<Omit<TestDatabase, 'connectAgain'>> {
   const repository = createSqlRepository(engine);
   await seedDemoData(repository);
   return { engine, repository, description: engine.description, close };
