@@ -19,6 +19,8 @@ export type { TokenRefreshState } from './lib/refresh/token-refresh-state';
 export { withCrossTabSync, withNoCrossTabSync } from './lib/refresh/with-cross-tab-sync';
 export type { CrossTabSyncOptions } from './lib/refresh/with-cross-tab-sync';
 export { withInterceptorOptions } from './lib/refresh/with-interceptor-options';
+export { withProactiveRefresh } from './lib/refresh/with-proactive-refresh';
+export type { ProactiveRefreshOptions } from './lib/refresh/with-proactive-refresh';
 export type { InterceptorOptions } from './lib/refresh/with-interceptor-options';
 
 // Service client: errors

@@ -3,6 +3,7 @@ import { type EnvironmentProviders, InjectionToken, inject, makeEnvironmentProvi
 import { RuntimeError } from '../errors/runtime-error';
 import { REFRESH_COORDINATOR } from './refresh-coordinator';
 import { RefreshGate } from './refresh-gate';
+import { REFRESH_SCHEDULER } from './refresh-scheduler';
 import { resolveTokenRefreshOptions } from './resolve-token-refresh-options';
 import type { TokenRefreshFeature } from './token-refresh-feature';
 import type { TokenRefreshOptions } from './token-refresh-options';
@@ -81,7 +82,10 @@ export function provideTokenRefreshFrom(
           overrides ? resolveTokenRefreshOptions(withOverrides(options, overrides)) : resolved,
           // A switch of its own: eject() here affects this application only.
           { ejected: false },
-          inject(REFRESH_COORDINATOR, { self: true, optional: true }),
+          {
+            coordinator: inject(REFRESH_COORDINATOR, { self: true, optional: true }),
+            scheduler: inject(REFRESH_SCHEDULER, { self: true, optional: true }),
+          },
         );
       },
     },

@@ -34,6 +34,7 @@ import {
 import { createTokenUrlPolicy, readBaseHref } from './create-token-url-policy';
 import { RefreshCall, type RefreshResult } from './refresh-call';
 import type { RefreshCoordinator, RefreshCoordinatorFactory } from './refresh-coordinator';
+import type { RefreshScheduler, RefreshSchedulerFactory } from './refresh-scheduler';
 import type { ResolvedTokenRefreshOptions } from './resolve-token-refresh-options';
 import { SKIP_TOKEN_REFRESH } from './skip-token-refresh';
 import { TokenRefreshError } from './token-refresh-error';
@@ -68,6 +69,14 @@ export interface EjectSwitch {
   ejected: boolean;
 }
 
+/** The optional parts of a gate, registered by features; an application without them ships none. */
+export interface GateFeatures {
+  /** Takes turns with other tabs (`withCrossTabSync`). */
+  readonly coordinator?: RefreshCoordinatorFactory | null;
+  /** Refreshes ahead of expiry (`withProactiveRefresh`). */
+  readonly scheduler?: RefreshSchedulerFactory | null;
+}
+
 /**
  * The refresh lock, queue and current token of one application (created in, and ended with, its
  * root or environment injector), read top to bottom as the lock and request tables of the design.
@@ -87,6 +96,11 @@ export class RefreshGate {
   #inFlight: BehaviorSubject<RefreshOutcome | null> | null = null;
   #call = Subscription.EMPTY;
   #epoch = 0;
+  /**
+   * The refresh in flight was started ahead of expiry and nothing needs its token yet: if it fails,
+   * the current token (still valid) stays, and nobody is told.
+   */
+  #ahead = false;
   readonly #allows: (url: string) => boolean;
   readonly #warnedOrigins = new Set<string>();
   readonly #injector = inject(EnvironmentInjector);
@@ -94,6 +108,8 @@ export class RefreshGate {
   readonly #refreshCall: RefreshCall;
   /** Takes turns with other tabs (`withCrossTabSync`), or `null`. */
   readonly #coordinator: RefreshCoordinator | null;
+  /** Refreshes ahead of expiry (`withProactiveRefresh`), or `null`. */
+  readonly #scheduler: RefreshScheduler | null;
 
   /** What `injectTokenRefresh()` hands out. */
   readonly state: TokenRefreshState = {
@@ -102,22 +118,30 @@ export class RefreshGate {
     events: this.#events.asObservable(),
     refresh: () => this.refresh(),
     setToken: (token) => this.setToken(token),
-    eject: () => void (this.ejectSwitch.ejected = true),
-    reinstate: () => void (this.ejectSwitch.ejected = false),
+    eject: () => this.#eject(true),
+    reinstate: () => this.#eject(false),
   };
 
   /** Needs an injection context: the gate lives as long as the injector that creates it. */
   constructor(
     readonly options: ResolvedTokenRefreshOptions,
     readonly ejectSwitch: EjectSwitch,
-    coordinator: RefreshCoordinatorFactory | null = null,
+    features: GateFeatures = {},
   ) {
     this.#refreshCall = new RefreshCall(options, this.#injector);
     const document = inject(DOCUMENT, { optional: true });
     this.#allows = createTokenUrlPolicy(options.allowedOrigins, () => readBaseHref(document));
     inject(DestroyRef).onDestroy(() => this.#destroy());
     this.#coordinator =
-      coordinator?.({ receive: (token) => this.#receive(token), signOut: () => this.#signOut() }, options) ?? null;
+      features.coordinator?.({ receive: (token) => this.#receive(token), signOut: () => this.#signOut() }, options) ??
+      null;
+    this.#scheduler =
+      features.scheduler?.({
+        token: () => untracked(this.#token),
+        ejected: () => this.ejectSwitch.ejected,
+        refresh: () => void (this.#inFlight || this.ejectSwitch.ejected || this.#start(null, true)),
+        emit: (event) => this.#emit(event),
+      }) ?? null;
   }
 
   intercept(request: HttpRequest<unknown>, next: HttpHandlerFn): Observable<HttpEvent<unknown>> {
@@ -153,11 +177,13 @@ export class RefreshGate {
   }
 
   refresh(): Observable<string> {
-    return defer(() =>
-      this.#wait(this.#inFlight ?? this.#start(null), (outcome) =>
+    return defer(() => {
+      // Somebody needs this token now: its failure is theirs to see.
+      this.#ahead = false;
+      return this.#wait(this.#inFlight ?? this.#start(null), (outcome) =>
         outcome.ok ? of(outcome.token) : throwError(() => outcome.error),
-      ),
-    );
+      );
+    });
   }
 
   /**
@@ -166,7 +192,7 @@ export class RefreshGate {
    */
   setToken(token: string | null, announce = true): void {
     const inFlight = this.#inFlight;
-    this.#setCurrentToken(token);
+    this.#setCurrentToken(token, announce);
     if (inFlight) {
       // The app decided (a login, a logout) while a refresh ran: its answer no longer matters. End it
       // without callbacks; waiters repeat with the app's token, or get their own error after a logout.
@@ -206,6 +232,8 @@ export class RefreshGate {
       return token !== null ? this.#repeat(attempt, token, this.#epoch) : throwError(() => error);
     }
     this.#emit({ type: 'requestQueued', request: attempt.original, status: error.status });
+    // Joining a refresh ahead of expiry: the token is rejected already, so its failure is the usual one.
+    this.#ahead = false;
     return this.#wait(this.#inFlight ?? this.#start(attempt.original), (outcome) =>
       outcome.ok
         ? this.#repeat(attempt, outcome.token, outcome.epoch)
@@ -247,7 +275,7 @@ export class RefreshGate {
     );
   }
 
-  #start(trigger: HttpRequest<unknown> | null): BehaviorSubject<RefreshOutcome | null> {
+  #start(trigger: HttpRequest<unknown> | null, ahead = false): BehaviorSubject<RefreshOutcome | null> {
     // A subject of its own per refresh, so a refresh started from inside the release of the previous
     // one (a repeat failing again at once) can never hand its outcome to older waiters.
     const inFlight = new BehaviorSubject<RefreshOutcome | null>(null);
@@ -255,7 +283,11 @@ export class RefreshGate {
     this.#inFlight = inFlight;
     this.#call = call;
     this.#refreshing.set(true);
-    this.#emit({ type: 'refreshStarted', request: trigger });
+    this.#ahead = ahead;
+    this.#scheduler?.started();
+    this.#emit(
+      ahead ? { type: 'refreshStarted', request: trigger, ahead } : { type: 'refreshStarted', request: trigger },
+    );
     const run = this.#refreshCall.run();
     call.add((this.#coordinator?.coordinate(run) ?? run).subscribe((result) => this.#finish(inFlight, result)));
     return inFlight;
@@ -266,7 +298,17 @@ export class RefreshGate {
     // decided before this answer, which arrived synchronously, could be delivered.
     if (this.#inFlight !== inFlight) return;
     this.#unlock();
-    this.#setCurrentToken(result.ok ? result.token : null);
+    if (!result.ok) {
+      this.#scheduler?.failed();
+      if (this.#ahead) {
+        // Ahead of expiry, and nobody needs the new token yet: the current one stays until the server
+        // rejects it, and then the usual refresh runs. Requests held meanwhile go out with it.
+        this.#emit({ type: 'refreshFailed', error: result.error, ahead: true });
+        this.#release(inFlight, untracked(this.#token));
+        return;
+      }
+    }
+    this.#setCurrentToken(result.ok ? result.token : null, result.ok);
     // Callbacks run before the queue is released: a token stored by onRefreshSuccess is in place
     // for the repeats, and onRefreshFailure can clear the session before callers see their errors.
     if (result.ok) {
@@ -286,7 +328,7 @@ export class RefreshGate {
   #receive(token: string): void {
     if (token === untracked(this.#token)) return;
     const inFlight = this.#inFlight;
-    this.#setCurrentToken(token);
+    this.#setCurrentToken(token, true);
     this.#emit({ type: 'tokenReceived', waiting: inFlight !== null });
     if (inFlight) {
       this.#unlock();
@@ -325,9 +367,16 @@ export class RefreshGate {
     this.#refreshing.set(false);
   }
 
-  #setCurrentToken(token: string | null): void {
+  /** `fresh`: just issued (a refresh, a sign-in), not put back; for the scheduler's clock. */
+  #setCurrentToken(token: string | null, fresh: boolean): void {
     this.#token.set(token);
     this.#epoch++;
+    this.#scheduler?.plan(fresh);
+  }
+
+  #eject(ejected: boolean): void {
+    this.ejectSwitch.ejected = ejected;
+    this.#scheduler?.plan(false);
   }
 
   /** Ends a refresh in flight when the application is destroyed, so no caller is left waiting. */

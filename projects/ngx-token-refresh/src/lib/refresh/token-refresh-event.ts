@@ -6,8 +6,12 @@ import type { HttpRequest } from '@angular/common/http';
  * before it wrote any token, so logging events never leaks a token of this interceptor's.
  *
  * - `refreshStarted`: a refresh call began, triggered by `request`'s failure (`null` when started
- *   by `TokenRefreshState.refresh()`).
- * - `refreshSucceeded` / `refreshFailed`: the refresh ended (once per refresh).
+ *   by `TokenRefreshState.refresh()`, or ahead of expiry: then `ahead` is `true`).
+ * - `refreshSucceeded` / `refreshFailed`: the refresh ended (once per refresh). `ahead` on a failure:
+ *   the refresh was ahead of expiry and nothing needed it yet, so the current token stays.
+ * - `refreshScheduled` (with `withProactiveRefresh`): the next refresh ahead of expiry is due `at`
+ *   (milliseconds since the epoch, this device's clock), or `null`: none is planned (no token, a
+ *   token without a readable `exp`, ejected). A hidden page waits to be shown before it refreshes.
  * - `requestQueued`: `request` failed with `status` and waits for the refresh in flight.
  * - `requestHeld`: `request` arrived while a refresh was in flight and waits for it before being
  *   sent, instead of being sent with a token that is known to be rejected.
@@ -24,9 +28,10 @@ import type { HttpRequest } from '@angular/common/http';
  * ```
  */
 export type TokenRefreshEvent =
-  | { readonly type: 'refreshStarted'; readonly request: HttpRequest<unknown> | null }
+  | { readonly type: 'refreshStarted'; readonly request: HttpRequest<unknown> | null; readonly ahead?: true }
   | { readonly type: 'refreshSucceeded' }
-  | { readonly type: 'refreshFailed'; readonly error: unknown }
+  | { readonly type: 'refreshFailed'; readonly error: unknown; readonly ahead?: true }
+  | { readonly type: 'refreshScheduled'; readonly at: number | null }
   | { readonly type: 'requestQueued'; readonly request: HttpRequest<unknown>; readonly status: number }
   | { readonly type: 'requestHeld'; readonly request: HttpRequest<unknown> }
   | { readonly type: 'requestRetried'; readonly request: HttpRequest<unknown>; readonly attempt: number }

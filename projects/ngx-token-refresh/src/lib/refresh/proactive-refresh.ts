@@ -1,0 +1,153 @@
+import { isPlatformBrowser } from '@angular/common';
+import { DOCUMENT, DestroyRef, NgZone, PLATFORM_ID, inject } from '@angular/core';
+
+import { parseJwtClaims } from '../auth/parse-jwt-claims';
+import type { RefreshScheduler, ScheduledGate } from './refresh-scheduler';
+
+/** The settings of {@link ProactiveRefresh}, as `withProactiveRefresh` resolved them. */
+export interface ProactiveRefreshSettings {
+  readonly leadTime: number;
+  readonly minInterval: number;
+}
+
+/**
+ * The longest one timer waits. Timers stand still while a device sleeps, so a single long one would
+ * fire minutes late after a wake; short steps against the wall clock notice within this much that the
+ * due time has passed.
+ */
+const MAX_WAIT_MS = 10_000;
+
+/** The longest wait after refreshes that failed one after another. */
+const MAX_BACKOFF_MS = 300_000;
+
+/**
+ * Refreshes the token shortly before it expires, so steady traffic never meets a 401:
+ *
+ * - Due `leadTime` before the token's `exp`, but never before three quarters of its lifetime
+ *   (`exp - iat`) have passed, so short tokens are not refreshed right away.
+ * - Clock skew: the server's clock is read from the `iat` of each fresh token against this device's
+ *   clock when the token arrived, so a device whose clock is minutes off still refreshes on time.
+ *   A token put back (restored after a reload) is not fresh: the last offset measured is used, or,
+ *   before any, the device's clock.
+ * - A token that is not a JWT with a numeric `exp` gets no timer; nor does one that lives less than
+ *   `minInterval` (it is refreshed on its 401, as without this feature: never a loop).
+ * - At most one refresh per `minInterval`, counted from the last refresh of any kind; after failures
+ *   the wait doubles, up to 5 minutes; coming online resets it.
+ * - No timer while the page is hidden; on `visibilitychange`, `pageshow` and `online` it checks at
+ *   once, and timers run in steps of at most 10 s against the wall clock, so a device that slept
+ *   refreshes within seconds of waking.
+ * - Timers and listeners run outside the Angular zone (they never keep a zone.js application from
+ *   becoming stable); the refresh itself runs inside it, like any request of the application.
+ */
+export class ProactiveRefresh implements RefreshScheduler {
+  readonly #gate: ScheduledGate;
+  readonly #settings: ProactiveRefreshSettings;
+  readonly #zone = inject(NgZone);
+  readonly #document = inject(DOCUMENT);
+  /** The server's clock minus this device's (ms), from the `iat` of the last fresh token; 0 before. */
+  #offset = 0;
+  /** When the last fresh token arrived, and when the last refresh began (device time, ms). */
+  #freshAt = -Infinity;
+  #startedAt = -Infinity;
+  /** Refreshes that failed in a row. */
+  #failures = 0;
+  /** When the next refresh is due (device time, ms), or `null` for none. */
+  #due: number | null = null;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #destroyed = false;
+
+  /**
+   * The scheduler of one gate, or `null` on the server: a render lives for one request, and a timer
+   * there would only hold the render up. Needs an injection context.
+   */
+  static create(settings: ProactiveRefreshSettings, gate: ScheduledGate): ProactiveRefresh | null {
+    return isPlatformBrowser(inject(PLATFORM_ID)) ? new ProactiveRefresh(settings, gate) : null;
+  }
+
+  private constructor(settings: ProactiveRefreshSettings, gate: ScheduledGate) {
+    this.#settings = settings;
+    this.#gate = gate;
+    const check = () => this.#arm();
+    const online = () => {
+      // The network is back: whatever failed while it was gone may work now.
+      this.#failures = 0;
+      this.plan(false);
+    };
+    const document = this.#document;
+    const window = document.defaultView;
+    this.#zone.runOutsideAngular(() => {
+      document.addEventListener('visibilitychange', check);
+      window?.addEventListener('pageshow', check);
+      window?.addEventListener('online', online);
+    });
+    inject(DestroyRef).onDestroy(() => {
+      this.#destroyed = true;
+      clearTimeout(this.#timer);
+      document.removeEventListener('visibilitychange', check);
+      window?.removeEventListener('pageshow', check);
+      window?.removeEventListener('online', online);
+    });
+  }
+
+  plan(fresh: boolean): void {
+    const now = Date.now();
+    const token = this.#gate.ejected() ? null : this.#gate.token();
+    const claims = token === null ? null : parseJwtClaims(token);
+    const exp = claims?.exp;
+    let iat = claims?.iat;
+    // An `iat` after `exp` is nonsense: no clock to read from it.
+    if (!isTime(iat) || (isTime(exp) && iat > exp)) iat = undefined;
+    if (fresh) {
+      this.#freshAt = now;
+      this.#failures = 0;
+      if (iat !== undefined) this.#offset = iat * 1000 - now;
+    }
+    let due: number | null = null;
+    if (isTime(exp)) {
+      const { leadTime, minInterval } = this.#settings;
+      const expiresAt = exp * 1000 - this.#offset;
+      const lifetime = iat === undefined ? Infinity : (exp - iat) * 1000;
+      const floor = Math.max(
+        this.#freshAt + minInterval,
+        this.#failures > 0 ? this.#startedAt + Math.min(minInterval * 2 ** this.#failures, MAX_BACKOFF_MS) : -Infinity,
+      );
+      // A token that expires before the floor allows a refresh is left to its 401.
+      if (expiresAt > floor) due = Math.max(expiresAt - Math.min(leadTime, lifetime / 4), floor);
+    }
+    if (due !== this.#due) {
+      this.#due = due;
+      this.#gate.emit({ type: 'refreshScheduled', at: due });
+    }
+    this.#arm();
+  }
+
+  started(): void {
+    this.#startedAt = Date.now();
+    // The refresh in flight decides what comes next: its end plans again.
+    clearTimeout(this.#timer);
+  }
+
+  failed(): void {
+    this.#failures++;
+    this.plan(false);
+  }
+
+  /** Sets the timer towards the due time, unless there is none or the page is hidden. */
+  #arm(): void {
+    clearTimeout(this.#timer);
+    const due = this.#due;
+    if (due === null || this.#destroyed || this.#document.visibilityState === 'hidden') return;
+    // Never synchronous: plan() runs inside the gate's own updates.
+    const wait = Math.min(Math.max(due - Date.now(), 0), MAX_WAIT_MS);
+    this.#timer = this.#zone.runOutsideAngular(() => setTimeout(() => this.#fire(), wait));
+  }
+
+  #fire(): void {
+    if (this.#due === null || Date.now() < this.#due) this.#arm();
+    else this.#zone.run(() => this.#gate.refresh());
+  }
+}
+
+function isTime(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
+}

@@ -1,0 +1,73 @@
+import { RuntimeError } from '../errors/runtime-error';
+import { ProactiveRefresh } from './proactive-refresh';
+import { REFRESH_SCHEDULER, type RefreshSchedulerFactory } from './refresh-scheduler';
+import { type TokenRefreshFeature, makeTokenRefreshFeature } from './token-refresh-feature';
+
+/** Options of {@link withProactiveRefresh}. */
+export interface ProactiveRefreshOptions {
+  /**
+   * How long before the access token expires to refresh it, in milliseconds. At most a quarter of
+   * the token's lifetime is used, so a token serves at least three quarters of its life (a
+   * 30-second token is refreshed 7.5 s before it expires). Default: `60_000` (one minute).
+   */
+  readonly leadTime?: number;
+  /**
+   * The least time between two refreshes, in milliseconds, counted from the last refresh of any kind.
+   * A token that lives less than this gets no timer and is refreshed on its 401, so very short
+   * tokens never cause a refresh loop. Default: `5_000`; less than `1_000` counts as `1_000`.
+   */
+  readonly minInterval?: number;
+}
+
+/**
+ * Refreshes the access token shortly before it expires, so that steady traffic never meets a 401 and
+ * no call pays for an extra round trip. The refresh goes through the same lock as the interceptor's:
+ * a refresh ahead of time and a wave of 401s are one and the same call.
+ *
+ * - **When**: `leadTime` (one minute) before the token's `exp`, read from the token (a JWT) without
+ *   verifying it. An opaque (non-JWT) token, or one without a numeric `exp`, gets no timer and is
+ *   refreshed on its 401 as without this feature.
+ * - **Clock skew**: the device's clock is not trusted. The server's time is read from the `iat` of
+ *   each new token when it arrives, so a device whose clock is minutes fast or slow still refreshes on
+ *   time. A token given to `setToken()` counts as just issued.
+ * - **Background and sleep**: a hidden tab sets no timer. When the page is shown again, comes back
+ *   online, or the device wakes from sleep, it checks at once and refreshes if the token is due. With
+ *   {@link withCrossTabSync}, one tab refreshes and the others take its token.
+ * - **Failure**: a refresh ahead of time that fails changes nothing: the token, still valid, stays
+ *   until the server rejects it, and only then does the interceptor's usual refresh (and
+ *   `onRefreshFailure`) run. The next try waits `minInterval`, doubling after each failure.
+ * - **Never**: on the server (server rendering), after a logout (`setToken(null)`), while ejected,
+ *   or after the application is destroyed. Timers run outside the Angular zone, so a zone.js
+ *   application still becomes stable.
+ *
+ * The timing is reported on `TokenRefreshState.events` as `refreshScheduled` (`at`: when the next
+ * refresh is due), and a refresh it starts as `refreshStarted` with `ahead: true`.
+ *
+ * @usageNotes
+ * ```ts
+ * provideAuth({ onSessionExpired: navigateToLogin }, withProactiveRefresh());
+ * provideTokenRefresh(options, withProactiveRefresh({ leadTime: 30_000 }));
+ * ```
+ *
+ * @throws in dev mode, when an option has the wrong type.
+ */
+export function withProactiveRefresh(options: ProactiveRefreshOptions = {}): TokenRefreshFeature<'ProactiveRefresh'> {
+  if (typeof ngDevMode !== 'undefined' && ngDevMode) assertValidProactiveRefreshOptions(options);
+  const { leadTime = 60_000, minInterval = 5_000 } = options;
+  const factory: RefreshSchedulerFactory = (gate) =>
+    ProactiveRefresh.create({ leadTime, minInterval: Math.max(minInterval, 1000) }, gate);
+  return makeTokenRefreshFeature('ProactiveRefresh', [{ provide: REFRESH_SCHEDULER, useValue: factory }]);
+}
+
+function assertValidProactiveRefreshOptions(options: ProactiveRefreshOptions): void {
+  const fail = (problem: string): never => {
+    throw new RuntimeError('InvalidOptions', `withProactiveRefresh: ${problem}`);
+  };
+  if (typeof options !== 'object' || options === null) fail(`options must be an object, got ${String(options)}`);
+  for (const name of ['leadTime', 'minInterval'] as const) {
+    const value = options[name];
+    if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value >= 0)) {
+      fail(`${name} must be a finite number of milliseconds, 0 or more; got ${String(value)}`);
+    }
+  }
+}
