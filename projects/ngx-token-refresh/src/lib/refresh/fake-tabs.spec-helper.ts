@@ -222,6 +222,8 @@ export class FakeServer {
   apiMs = 5;
   /** Answer refreshes with this status instead of a token (e.g. 401 or 503), when set. */
   refreshStatus: number | null = null;
+  /** The token a refresh issues, by the refresh's number (a JWT for withProactiveRefresh). */
+  tokenFor = (serial: number): string => `token-${serial}`;
 
   /** Every token issued so far stops working (the access tokens expired). */
   expireTokens(): void {
@@ -244,7 +246,7 @@ export class FakeServer {
                 subscriber.error(new HttpErrorResponse({ status: this.refreshStatus, url: request.url }));
                 return;
               }
-              this.token = `token-${this.refreshes}`;
+              this.token = this.tokenFor(this.refreshes);
               this.#valid.add(this.token);
               subscriber.next(new HttpResponse({ status: 200, body: { accessToken: this.token }, url: request.url }));
             } else if (this.#valid.has(request.headers.get('Authorization')?.replace(/^Bearer /, '') ?? '')) {

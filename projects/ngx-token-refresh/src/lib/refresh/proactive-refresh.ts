@@ -51,8 +51,8 @@ export class ProactiveRefresh implements RefreshScheduler {
   #startedAt = -Infinity;
   /** Refreshes that failed in a row. */
   #failures = 0;
-  /** When the next refresh is due (device time, ms), or `null` for none. */
-  #due: number | null = null;
+  /** When the next refresh is due (device time, ms), or `null` for none; `undefined` before the first plan. */
+  #due: number | null | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #destroyed = false;
 
@@ -136,14 +136,14 @@ export class ProactiveRefresh implements RefreshScheduler {
   #arm(): void {
     clearTimeout(this.#timer);
     const due = this.#due;
-    if (due === null || this.#destroyed || this.#document.visibilityState === 'hidden') return;
+    if (due == null || this.#destroyed || this.#document.visibilityState === 'hidden') return;
     // Never synchronous: plan() runs inside the gate's own updates.
     const wait = Math.min(Math.max(due - Date.now(), 0), MAX_WAIT_MS);
     this.#timer = this.#zone.runOutsideAngular(() => setTimeout(() => this.#fire(), wait));
   }
 
   #fire(): void {
-    if (this.#due === null || Date.now() < this.#due) this.#arm();
+    if (this.#due == null || Date.now() < this.#due) this.#arm();
     else this.#zone.run(() => this.#gate.refresh());
   }
 }

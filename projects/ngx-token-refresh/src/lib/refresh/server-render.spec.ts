@@ -22,7 +22,14 @@ import { bootstrapApplication } from '@angular/platform-browser';
 import { provideServerRendering, renderApplication } from '@angular/platform-server';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { injectTokenRefresh, provideTokenRefresh, tokenRefreshInterceptor, withCrossTabSync } from 'ngx-token-refresh';
+import {
+  type TokenRefreshEvent,
+  injectTokenRefresh,
+  provideTokenRefresh,
+  tokenRefreshInterceptor,
+  withCrossTabSync,
+  withProactiveRefresh,
+} from 'ngx-token-refresh';
 
 /** How long the test backend sits on a refresh before answering it. */
 const REFRESH_DELAY_MS = 100;
@@ -33,6 +40,9 @@ const CALLS = 3;
 
 /** The user a render is for: per request, like `REQUEST` in @angular/ssr, so it comes from the platform. */
 const RENDER_USER = new InjectionToken<string>('RENDER_USER');
+
+/** What withProactiveRefresh planned in any render: on the server, nothing at all. */
+const scheduled: TokenRefreshEvent[] = [];
 
 describe('server rendering with provideTokenRefresh', () => {
   let backend: TestBackend;
@@ -120,6 +130,8 @@ describe('server rendering with provideTokenRefresh', () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
       expect(crossTab.heard).toEqual([]);
       expect(crossTab.lockRequests).toBe(0);
+      // withProactiveRefresh too: a render lives for one request, a timer there would outlive it.
+      expect(scheduled).toEqual([]);
     });
   });
 });
@@ -167,6 +179,10 @@ function createAppConfig(apiBase: string): ApplicationConfig {
           allowedOrigins: apiBase ? [apiBase] : [],
         },
         withCrossTabSync(),
+        withProactiveRefresh(),
+      ),
+      provideAppInitializer(() =>
+        injectTokenRefresh().events.subscribe((event) => event.type === 'refreshScheduled' && scheduled.push(event)),
       ),
       provideAppInitializer(() => injectTokenRefresh().setToken(`expired-${inject(RENDER_USER)}`)),
       { provide: API_BASE, useValue: apiBase },

@@ -10,7 +10,9 @@ import {
   provideTokenRefresh,
   withCrossTabSync,
   withNoCrossTabSync,
+  withProactiveRefresh,
 } from 'ngx-token-refresh';
+import { createTestJwt } from 'ngx-token-refresh/testing';
 
 import { FAKE_REFRESH, FakeBrowser, FakeServer, type FakeTab, openTab, pause } from './fake-tabs.spec-helper';
 
@@ -44,6 +46,35 @@ describe('withCrossTabSync', () => {
     await pause(5);
     return tabs;
   }
+
+  it('with withProactiveRefresh, makes one refresh ahead of each expiry for all the tabs, and no call fails', async () => {
+    // 2-second tokens: due 1.5 s after they arrive (three quarters of their life).
+    server.tokenFor = (serial) => {
+      const now = Math.floor(Date.now() / 1000);
+      return createTestJwt({ iat: now, exp: now + 2, jti: `${serial}` });
+    };
+    server.token = server.tokenFor(0);
+    for (let client = 1; client <= 3; client++) {
+      tabs.push(
+        await openTab(browser, client, server, [
+          provideTokenRefresh(FAKE_REFRESH, withCrossTabSync(), withProactiveRefresh({ minInterval: 1000 })),
+        ]),
+      );
+    }
+    // Signed in in one tab; the others take its token.
+    tabs[0].state.setToken(server.token);
+    await pause(20);
+    for (const tab of tabs) expect(tab.state.token()).toBe(server.token);
+
+    await pause(1700);
+    expect(server.refreshes).toBe(1);
+    await pause(1600);
+    expect(server.refreshes).toBe(2);
+    for (const tab of tabs) expect(tab.state.token()).toBe(server.token);
+    // The other tabs waited for the lock and took the token; none of them called.
+    expect(tabs.filter((tab) => tab.events.includes('refreshSucceeded')).length).toBeGreaterThanOrEqual(1);
+    expect(await Promise.all(tabs.map((tab) => tab.get('/data')))).toEqual(['/data', '/data', '/data']);
+  });
 
   for (const count of [3, 5]) {
     it(`makes one refresh call for ${count} tabs whose tokens expire together, and every call succeeds`, async () => {
