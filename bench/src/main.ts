@@ -8,7 +8,7 @@ import { format, resolveConfig } from 'prettier';
 
 import { type BenchConfig, FULL, SMOKE } from './config';
 import { CONTENDERS } from './contenders';
-import { ngxTokenRefreshShowcase } from './contenders/ngx-token-refresh';
+import { ngxTokenRefreshProactive, ngxTokenRefreshShowcase } from './contenders/ngx-token-refresh';
 import { fullGc } from './harness/heap';
 import { burstChart } from './report/chart';
 import { judgeGoals } from './report/goals';
@@ -56,11 +56,13 @@ export async function main(args: readonly string[]): Promise<void> {
     .split(',');
   const bundle = bundleWanted ? runBundles(log, variants) : null;
 
-  const contenders = [...Object.values(CONTENDERS), ngxTokenRefreshShowcase].map(({ id, label, refreshes }) => ({
-    id,
-    label,
-    refreshes,
-  }));
+  const contenders = [...Object.values(CONTENDERS), ngxTokenRefreshShowcase, ngxTokenRefreshProactive].map(
+    ({ id, label, refreshes }) => ({
+      id,
+      label,
+      refreshes,
+    }),
+  );
   const partial: Omit<BenchResults, 'goals'> = {
     schema: 1,
     mode: config.mode,

@@ -16,7 +16,7 @@ export type ContenderId = (typeof CONTENDER_IDS)[number];
 
 /** One way of handling the access token, wired into an application as its users would. */
 export interface Contender {
-  readonly id: ContenderId | 'ngx-token-refresh-showcase';
+  readonly id: ContenderId | 'ngx-token-refresh-showcase' | 'ngx-token-refresh-proactive';
   /** Name in the tables. */
   readonly label: string;
   /** Whether it refreshes the token on 401 (the others only attach it, or do nothing). */

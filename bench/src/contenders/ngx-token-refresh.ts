@@ -1,8 +1,9 @@
 import { HttpClient, type HttpResponse, provideHttpClient, withInterceptors } from '@angular/common/http';
-import { inject } from '@angular/core';
+import { DOCUMENT, PLATFORM_ID, inject } from '@angular/core';
 
 import { REFRESH_URL } from './urls';
 import { lib } from '../harness/library';
+import { browserDocument } from '../harness/virtual-time';
 import type { Contender } from './contender';
 
 const options = {
@@ -48,5 +49,24 @@ export const ngxTokenRefreshShowcase: Contender = {
     lib.provideAuth({ baseUrl: '/auth' }),
   ],
   // What AuthClient.login does with the token of a successful login.
+  login: (injector, token) => lib.injectTokenRefresh({ injector }).setToken(token),
+};
+
+/**
+ * The showcase's wiring with proactive refresh: `provideAuth(config, withProactiveRefresh())`, in an
+ * app that runs as a browser page (`PLATFORM_ID` 'browser', a visible document with event listeners),
+ * since the feature stays off on any other platform. Its timers need a clock: it is only measured in
+ * the round-trip simulation, which runs it on a virtual one.
+ */
+export const ngxTokenRefreshProactive: Contender = {
+  id: 'ngx-token-refresh-proactive',
+  label: 'ngx-token-refresh (provideAuth + withProactiveRefresh())',
+  refreshes: true,
+  providers: () => [
+    { provide: PLATFORM_ID, useValue: 'browser' },
+    { provide: DOCUMENT, useValue: browserDocument() },
+    provideHttpClient(withInterceptors([lib.tokenRefreshInterceptor])),
+    lib.provideAuth({ baseUrl: '/auth' }, lib.withProactiveRefresh()),
+  ],
   login: (injector, token) => lib.injectTokenRefresh({ injector }).setToken(token),
 };

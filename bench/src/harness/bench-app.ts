@@ -16,7 +16,7 @@ import type { Contender } from '../contenders/contender';
 import { FakeBackend } from './fake-backend';
 
 /** What `DOCUMENT` holds in the bench: the page of an app served from https://app.example/. */
-const DOCUMENT_STUB = {
+export const DOCUMENT_STUB = {
   baseURI: 'https://app.example/',
   location: {
     href: 'https://app.example/',

@@ -6,19 +6,21 @@ import {
   type HttpRequest,
   HttpResponse,
 } from '@angular/common/http';
+import { DOCUMENT } from '@angular/core';
 import { Observable } from 'rxjs';
 
 import { CONTENDERS } from '../contenders';
 import type { Contender } from '../contenders/contender';
-import { ngxTokenRefreshShowcase } from '../contenders/ngx-token-refresh';
+import { ngxTokenRefreshProactive, ngxTokenRefreshShowcase } from '../contenders/ngx-token-refresh';
 import { createBenchApp } from '../harness/bench-app';
 import { API_URL, REFRESH_URL } from '../harness/fake-backend';
+import { type BrowserDocumentStub, VIRTUAL_EPOCH_MS, VirtualClock, inVirtualTime } from '../harness/virtual-time';
 
 /** The steady-traffic scenario, in virtual time. */
 export interface RoundTripScenario {
   /** Requests per second the application sends, evenly spaced. */
   readonly rates: readonly number[];
-  /** Lifetime of an access token (the showcase's default: 30 s). */
+  /** Lifetime of an access token (the showcase's default: 30 s), in whole seconds (a JWT's `exp`). */
   readonly tokenLifetimeMs: number;
   /** Time of a round trip (the showcase's default latency: 400 ms), give or take `jitterMs`. */
   readonly latencyMs: number;
@@ -33,20 +35,30 @@ export interface RoundTripResult {
   readonly rate: number;
   /** Calls the application made. */
   readonly calls: number;
-  /** Tokens that expired while in use (each is one expiry). */
+  /**
+   * Tokens that carried at least one API request and then ended: rejected as expired, or replaced
+   * ahead of expiry (a newer token carried a request after them, once they had served at least half
+   * their lifetime; one replaced sooner was replaced by a duplicate refresh). The last token in use,
+   * still valid when the traffic stops, is not one.
+   */
   readonly expiries: number;
+  /** Of the expiries, the tokens rejected as expired (the rest were replaced ahead of expiry). */
+  readonly expiredInUse: number;
   /** API requests answered 401 (each one is a round trip spent for nothing, then repeated). */
   readonly unauthorized: number;
   readonly refreshCalls: number;
   /** Calls whose caller saw an error. */
   readonly failedCalls: number;
+  /** How long the traffic ran (virtual ms): refresh calls per minute are counted over this. */
+  readonly trafficMs: number;
 }
 
-/** The contenders that refresh, with ours wired as in the showcase. */
+/** The contenders that refresh, with ours wired as in the showcase, reactive and proactive. */
 const SIMULATED: readonly Contender[] = [
   CONTENDERS['behavior-subject'],
   CONTENDERS['ngx-auth'],
   ngxTokenRefreshShowcase,
+  ngxTokenRefreshProactive,
 ];
 
 /**
@@ -62,89 +74,147 @@ export async function runRoundTrips(scenario: RoundTripScenario): Promise<RoundT
   return results;
 }
 
+/**
+ * One contender at one rate. The app lives in virtual time from its creation to its destruction:
+ * its timers (the refresh timeout, proactive refresh) and `Date.now` are the clock's. The clock runs
+ * until the traffic has stopped and every call has settled; what is still scheduled then (a timer
+ * for the next refresh ahead of expiry) must go with the app.
+ */
 function simulate(contender: Contender, rate: number, scenario: RoundTripScenario): RoundTripResult {
   const clock = new VirtualClock();
   const backend = new ServerWithLatency(clock, scenario);
-  const app = createBenchApp(contender, backend);
   const interval = 1000 / rate;
   const end = scenario.tokenLifetimeMs * scenario.lifetimes;
   let calls = 0;
+  let settled = 0;
   let failedCalls = 0;
-  const observer = { error: () => failedCalls++ };
-  for (let at = 0; at < end; at += interval) {
-    clock.schedule(at, () => {
-      calls++;
-      app.http.get(API_URL).subscribe(observer);
-    });
-  }
-  clock.run();
-  app.destroy();
+  let planned = 0;
+  const observer = {
+    complete: () => settled++,
+    error: () => {
+      failedCalls++;
+      settled++;
+    },
+  };
+  inVirtualTime(clock, () => {
+    const app = createBenchApp(contender, backend);
+    for (let at = 0; at < end; at += interval) {
+      planned++;
+      clock.schedule(at, () => {
+        calls++;
+        app.http.get(API_URL).subscribe(observer);
+      });
+    }
+    // The horizon only matters if calls hang: a timer that re-arms would keep the clock going forever.
+    const horizon = end + 2 * scenario.tokenLifetimeMs;
+    clock.run(() => (calls === planned && settled === calls) || clock.now > horizon);
+    if (settled < planned)
+      throw new Error(`bench: ${contender.id} at ${rate}/s: ${planned - settled} call(s) never settled`);
+    const document = app.injector.get(DOCUMENT) as Partial<BrowserDocumentStub>;
+    app.destroy();
+    const left = clock.pending;
+    const listeners = document.listenerCount?.() ?? 0;
+    if (left > 0 || listeners > 0) {
+      throw new Error(
+        `bench: ${contender.id} at ${rate}/s left ${left} timer(s) or request(s) and ${listeners} listener(s) behind after destroy`,
+      );
+    }
+  });
+  const expiries = backend.expiries();
   return {
     contender: contender.id,
     rate,
     calls,
-    expiries: backend.expiredTokens.size,
+    expiries: expiries.all,
+    expiredInUse: expiries.rejected,
     unauthorized: backend.unauthorized,
     refreshCalls: backend.refreshCalls,
     failedCalls,
+    trafficMs: end,
   };
 }
 
-/** Events in time order (ties in the order they were scheduled). */
-class VirtualClock {
-  now = 0;
-  private queue: { at: number; seq: number; run: () => void }[] = [];
-  private seq = 0;
-
-  schedule(at: number, run: () => void): () => void {
-    const event = { at, seq: this.seq++, run };
-    let low = 0;
-    let high = this.queue.length;
-    while (low < high) {
-      const middle = (low + high) >> 1;
-      const other = this.queue[middle];
-      if (other.at < at || (other.at === at && other.seq < event.seq)) low = middle + 1;
-      else high = middle;
-    }
-    this.queue.splice(low, 0, event);
-    return () => {
-      const index = this.queue.indexOf(event);
-      if (index >= 0) this.queue.splice(index, 1);
-    };
-  }
-
-  run(): void {
-    for (let event = this.queue.shift(); event; event = this.queue.shift()) {
-      this.now = event.at;
-      event.run();
-    }
-  }
+/** What the server knows of a token it issued. Times in virtual ms. */
+interface Issued {
+  readonly serial: number;
+  readonly issuedAt: number;
+  /** When it stops being accepted: `tokenLifetimeMs` after it was issued. */
+  readonly expiresAt: number;
+  /** When an API request first carried it (answered or rejected), or null. */
+  firstCarriedAt: number | null;
+  /** Whether a request carrying it was rejected because it had expired. */
+  rejected: boolean;
 }
 
 /**
  * The server behind a network: every request is answered `latencyMs ± jitterMs` after it is sent
  * (the server decides when it answers, as the showcase's latency sits in front of its backend).
- * Access tokens are valid for `tokenLifetimeMs` from issue; a refresh issues a new one.
+ * Access tokens are valid for `tokenLifetimeMs` from issue, and are JWTs (unsigned: the client never
+ * verifies one) with `iat` and `exp` in whole seconds since the epoch: `iat` is the issue time rounded
+ * down to the second and `exp` = `iat` + the lifetime, as a JWT library writes them, so `exp` is never
+ * later than the real end (at most 999 ms earlier). A refresh issues a new one. Time is the virtual
+ * clock's, from {@link VIRTUAL_EPOCH_MS}.
  */
 class ServerWithLatency implements HttpBackend {
   unauthorized = 0;
   refreshCalls = 0;
-  readonly expiredTokens = new Set<string>();
-  private readonly expiry = new Map<string, number>();
+  private readonly issued = new Map<string, Issued>();
   private serial = 0;
   private readonly random: () => number;
+  private readonly lifetimeSeconds: number;
 
   constructor(
     private readonly clock: VirtualClock,
     private readonly scenario: RoundTripScenario,
   ) {
     this.random = mulberry32(scenario.seed);
+    this.lifetimeSeconds = scenario.tokenLifetimeMs / 1000;
+    if (!Number.isInteger(this.lifetimeSeconds)) {
+      throw new Error(`bench: tokenLifetimeMs must be whole seconds (a JWT's exp), got ${scenario.tokenLifetimeMs}`);
+    }
   }
 
   issueToken(): string {
-    const token = `token-${++this.serial}`;
-    this.expiry.set(token, this.clock.now + this.scenario.tokenLifetimeMs);
+    const serial = ++this.serial;
+    const now = this.clock.now;
+    const iat = Math.floor((VIRTUAL_EPOCH_MS + now) / 1000);
+    const exp = iat + this.lifetimeSeconds;
+    const token = [
+      { alg: 'none', typ: 'JWT' },
+      { sub: 'bench', jti: String(serial), iat, exp },
+    ]
+      .map((part) => Buffer.from(JSON.stringify(part)).toString('base64url'))
+      .concat('unsigned')
+      .join('.');
+    this.issued.set(token, {
+      serial,
+      issuedAt: now,
+      expiresAt: now + this.scenario.tokenLifetimeMs,
+      firstCarriedAt: null,
+      rejected: false,
+    });
     return token;
+  }
+
+  /**
+   * Tokens that carried a request and then ended: rejected as expired, or replaced ahead of expiry (a
+   * newer token carried a request after it, once it had served at least half its lifetime). A token
+   * replaced sooner was replaced by a duplicate refresh: that refresh counts, but no expiry.
+   */
+  expiries(): { all: number; rejected: number } {
+    const carried = [...this.issued.values()].filter((t) => t.firstCarriedAt !== null);
+    let all = 0;
+    let rejected = 0;
+    for (const token of carried) {
+      const replacedAt = Math.min(
+        ...carried.filter((newer) => newer.serial > token.serial).map((newer) => newer.firstCarriedAt!),
+      );
+      if (token.rejected) rejected++;
+      // No newer token carried a request (Infinity): the token in use when the traffic stopped.
+      const replaced = replacedAt !== Infinity && replacedAt - token.issuedAt >= this.scenario.tokenLifetimeMs / 2;
+      if (token.rejected || replaced) all++;
+    }
+    return { all, rejected };
   }
 
   handle(request: HttpRequest<unknown>): Observable<HttpEvent<unknown>> {
@@ -161,10 +231,11 @@ class ServerWithLatency implements HttpBackend {
           return;
         }
         const token = /^Bearer (.+)$/.exec(request.headers.get('Authorization') ?? '')?.[1];
-        const expiresAt = token === undefined ? undefined : this.expiry.get(token);
-        if (token === undefined || expiresAt === undefined || expiresAt <= this.clock.now) {
+        const issued = token === undefined ? undefined : this.issued.get(token);
+        if (issued) issued.firstCarriedAt ??= this.clock.now;
+        if (issued === undefined || issued.expiresAt <= this.clock.now) {
           this.unauthorized++;
-          if (token !== undefined) this.expiredTokens.add(token);
+          if (issued) issued.rejected = true;
           subscriber.error(new HttpErrorResponse({ status: 401, statusText: 'Unauthorized', url: request.url }));
           return;
         }

@@ -1,12 +1,12 @@
 import { LINEAR_SLOPE_LIMIT } from '../suites/burst';
-import type { BenchResults, GoalResult } from './results';
+import type { BenchResults, GoalResult, RoundTripRow } from './results';
 import { logLogSlope } from './stats';
 
 const KB = 1000;
 const fmt = (value: number, digits = 0) =>
   value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
-/** The goals of issues 5 and 10, judged on this run's figures (null where this run did not measure). */
+/** The goals of issues 5, 10 and 12, judged on this run's figures (null where this run did not measure). */
 export function judgeGoals(results: Omit<BenchResults, 'goals'>): GoalResult[] {
   const goals: GoalResult[] = [];
   const happy = results.happyPath?.rows;
@@ -92,6 +92,8 @@ export function judgeGoals(results: Omit<BenchResults, 'goals'>): GoalResult[] {
         : 'not measured',
   });
 
+  goals.push(proactiveRefreshGoal(results));
+
   const variant = (id: string) => results.bundle?.variants.find((v) => v.id === id);
   const interceptor = variant('ntr-interceptor');
   const client = variant('ntr-client');
@@ -114,6 +116,7 @@ export function judgeGoals(results: Omit<BenchResults, 'goals'>): GoalResult[] {
   });
   const feature = variant('ntr-provider-feature');
   const crossTab = variant('ntr-provider-cross-tab');
+  const proactive = variant('ntr-provider-proactive');
   const absent = results.bundle?.unusedFeaturesAbsent;
   goals.push({
     goal: 'Bundle: a feature that is not passed costs 0 B',
@@ -127,8 +130,47 @@ export function judgeGoals(results: Omit<BenchResults, 'goals'>): GoalResult[] {
             : '') +
           (crossTab?.addedGzipBytes != null
             ? `; withCrossTabSync, when passed, adds ${fmt(crossTab.addedGzipBytes)} B gzip`
+            : '') +
+          (proactive?.addedGzipBytes != null
+            ? `; withProactiveRefresh, when passed, adds ${fmt(proactive.addedGzipBytes)} B gzip`
             : ''),
   });
   // Tiny N and short rounds: the figures show that the scripts work, not how fast anything is.
   return results.mode === 'smoke' ? goals.map((g) => ({ ...g, met: null, detail: `smoke run: ${g.detail}` })) : goals;
+}
+
+/** The rate issue 12's goal is judged at (requests per second). */
+const PROACTIVE_GOAL_RATE = 10;
+
+/**
+ * Issue 12: with proactive refresh, steady traffic meets no 401 and pays exactly one refresh per
+ * expiry (every token it fetches is used), and no call fails; shown next to the reactive wiring.
+ */
+function proactiveRefreshGoal(results: Omit<BenchResults, 'goals'>): GoalResult {
+  const goal = `Round trips: 0 responses 401 and exactly 1 refresh per expiry with proactive refresh (${PROACTIVE_GOAL_RATE} requests/s)`;
+  const row = (contender: string) =>
+    results.roundTrips?.rows.find((r) => r.contender === contender && r.rate === PROACTIVE_GOAL_RATE);
+  const proactive = row('ngx-token-refresh-proactive');
+  const reactive = row('ngx-token-refresh-showcase');
+  if (!proactive) return { goal, met: null, detail: 'not measured' };
+  const perMinute = (r: RoundTripRow) =>
+    r.refreshesPerMinute != null ? ` (${fmt(r.refreshesPerMinute, 2)} refresh calls per minute)` : '';
+  const perExpiry = (r: RoundTripRow) =>
+    r.unauthorizedPerExpiry === null || r.refreshesPerExpiry === null
+      ? `no token ended, neither rejected nor replaced after half its lifetime${perMinute(r)}`
+      : `${fmt(r.unauthorizedPerExpiry, 1)} 401s and ${fmt(r.refreshesPerExpiry, 2)} refreshes per expiry${perMinute(r)}`;
+  // The counts themselves where the run has them: a ratio rounded to 3 digits could hide 1 in 1,000.
+  const refreshes = proactive.refreshCalls ?? (proactive.refreshesPerExpiry ?? NaN) * proactive.expiries;
+  const met =
+    proactive.expiries > 0 &&
+    proactive.unauthorizedPerExpiry === 0 &&
+    refreshes === proactive.expiries &&
+    proactive.failedCalls === 0;
+  return {
+    goal,
+    met,
+    detail:
+      `proactive: ${perExpiry(proactive)}, ${fmt(proactive.expiries)} expiries, ${fmt(proactive.failedCalls)} failed calls` +
+      (reactive ? `; reactive (showcase wiring): ${perExpiry(reactive)}` : ''),
+  };
 }

@@ -86,7 +86,7 @@ export function renderMarkdown(results: BenchResults, options: { chart: string |
     '## Goals',
     '',
     table(
-      ['goal (issues 5 and 10)', 'met', 'figures'],
+      ['goal (issues 5, 10 and 12)', 'met', 'figures'],
       results.goals.map((g) => [g.goal, g.met === null ? '–' : g.met ? 'yes' : '**no**', g.detail]),
       ['l', 'l', 'l'],
     ),
@@ -323,34 +323,51 @@ export function renderMarkdown(results: BenchResults, options: { chart: string |
   const trips = results.roundTrips;
   if (trips) {
     const s = trips.scenario;
+    const perExpiry = (value: number | null, digits: number) => (value === null ? '–' : fixed(value, digits));
     out.push(
       '## 5. Added round trips per token expiry',
       '',
-      `The showcase's scenario on a virtual clock: access tokens live ${int(s.tokenLifetimeMs / 1000)} s, every round trip takes`,
+      `The showcase's scenario on a virtual clock: access tokens (JWTs with \`iat\` and \`exp\`) live ${int(s.tokenLifetimeMs / 1000)} s, every round trip takes`,
       `${int(s.latencyMs)} ms ± ${int(s.jitterMs)} ms (seeded), and the app sends evenly spaced requests for ${s.lifetimes} token`,
-      'lifetimes. Counted per expiry: requests answered 401 (each a round trip spent for nothing, then repeated) and',
-      'refresh calls. ngx-token-refresh is wired as in the showcase (`provideAuth` + `tokenRefreshInterceptor`). For',
-      'comparison with proactive refresh later: that would ideally cost 1 refresh and no 401.',
+      'lifetimes. An expiry is a token that carried requests and then ended: rejected as expired, or replaced ahead of',
+      'expiry (a newer token carried a request after it had served at least half its lifetime; the token still in use',
+      'when the traffic stops is not one). Counted per expiry: requests answered 401 (each a round trip spent for',
+      'nothing, then repeated) and refresh calls (a duplicate refresh, whose token is never used or soon replaced,',
+      'shows as more than 1); per minute of traffic, the refresh calls, which show what refreshing ahead of expiry',
+      'costs. ngx-token-refresh is wired as in the showcase (`provideAuth` + `tokenRefreshInterceptor`), reactive and',
+      `with \`withProactiveRefresh()\` (defaults: a ${int(s.tokenLifetimeMs / 1000)} s token is refreshed ${fixed(Math.min(60_000, s.tokenLifetimeMs / 4) / 1000, 1)} s before it expires); the apps' timers`,
+      'and `Date.now` run on the virtual clock.',
+      ...(trips.run
+        ? [
+            '',
+            `Measured by \`${trips.run.command}\` on ${trips.run.date}, ngx-token-refresh ${trips.run.library}, apart from`,
+            'the run in the header, and merged into its results; so is the goal on round trips.',
+          ]
+        : []),
       '',
       table(
         [
           'contender',
           'requests/s',
           'calls',
-          'expiries',
+          'expiries (rejected / replaced)',
           '401s per expiry',
           'refreshes per expiry',
           'added round trips per expiry',
+          'refresh calls per minute',
           'failed calls',
         ],
         trips.rows.map((r) => [
           label(r.contender),
           int(r.rate),
           int(r.calls),
-          int(r.expiries),
-          fixed(r.unauthorizedPerExpiry, 1),
-          fixed(r.refreshesPerExpiry, 2),
-          `**${fixed(r.addedRoundTripsPerExpiry, 1)}**`,
+          r.expiredInUse === undefined
+            ? int(r.expiries)
+            : `${int(r.expiries)} (${int(r.expiredInUse)} / ${int(r.expiries - r.expiredInUse)})`,
+          perExpiry(r.unauthorizedPerExpiry, 1),
+          perExpiry(r.refreshesPerExpiry, 2),
+          `**${perExpiry(r.addedRoundTripsPerExpiry, 1)}**`,
+          r.refreshesPerMinute === undefined ? '–' : fixed(r.refreshesPerMinute, 2),
           int(r.failedCalls),
         ]),
       ),
@@ -393,4 +410,6 @@ const WIRING: Readonly<Record<string, string>> = {
     '`createTokenRefreshInterceptor({ refreshApiCall, extractToken, attachToken: true })`, `withInterceptors`',
   'ngx-token-refresh-provider': '`provideTokenRefresh({ ... })` + `withInterceptors([tokenRefreshInterceptor])`',
   'ngx-token-refresh-showcase': '`provideAuth({ baseUrl })` + `tokenRefreshInterceptor` (the showcase)',
+  'ngx-token-refresh-proactive':
+    "`provideAuth({ baseUrl }, withProactiveRefresh())` + `tokenRefreshInterceptor`, as a browser page (`PLATFORM_ID` 'browser', a visible document); round trips only",
 };

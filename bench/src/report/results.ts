@@ -145,16 +145,33 @@ export interface RoundTripRow {
   readonly contender: string;
   readonly rate: number;
   readonly calls: number;
+  /**
+   * Tokens that carried at least one API request and then ended: rejected as expired, or replaced
+   * ahead of expiry (a newer token carried a request after them).
+   */
   readonly expiries: number;
-  readonly unauthorizedPerExpiry: number;
-  readonly refreshesPerExpiry: number;
-  readonly addedRoundTripsPerExpiry: number;
+  /** Of the expiries, those rejected as expired (absent in runs before issue 12: then all were). */
+  readonly expiredInUse?: number;
+  /** API requests answered 401, and refresh calls, in all (absent in runs before issue 12). */
+  readonly unauthorized?: number;
+  readonly refreshCalls?: number;
+  /** null when no token ended. */
+  readonly unauthorizedPerExpiry: number | null;
+  readonly refreshesPerExpiry: number | null;
+  readonly addedRoundTripsPerExpiry: number | null;
+  /** Refresh calls per minute of traffic (absent in runs before issue 12). */
+  readonly refreshesPerMinute?: number;
   readonly failedCalls: number;
 }
 
 export interface RoundTripResults {
   readonly scenario: RoundTripScenario;
   readonly rows: readonly RoundTripRow[];
+  /**
+   * Set when these figures come from a run of this suite alone, merged into the results of another
+   * run (whose command, date and versions the header shows).
+   */
+  readonly run?: { readonly command: string; readonly date: string; readonly library: string };
 }
 
 export interface BundleVariant {

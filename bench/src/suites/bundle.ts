@@ -38,6 +38,11 @@ export const BUNDLE_VARIANTS: readonly { id: string; description: string; baseli
     baseline: 'ntr-provider',
   },
   {
+    id: 'ntr-provider-proactive',
+    description: 'ngx-token-refresh: provider form with proactive refresh (`withProactiveRefresh`)',
+    baseline: 'ntr-provider',
+  },
+  {
     id: 'ntr-client',
     description: 'ngx-token-refresh: interceptor + service client (`provideAuth`, `AuthClient`, `UsersService`)',
     baseline: 'base',
@@ -63,7 +68,7 @@ interface Built {
 }
 
 /** The `ɵkind` of every feature (lib/refresh/token-refresh-feature.ts): strings only a `withX()` carries. */
-const FEATURE_KINDS = ['InterceptorOptions', 'CrossTabSync'];
+const FEATURE_KINDS = ['InterceptorOptions', 'CrossTabSync', 'ProactiveRefresh'];
 
 /** Production builds (Angular CLI, `@angular/build:application`) of every variant; sizes of their JavaScript. */
 export function runBundles(log: (line: string) => void, only?: readonly string[]): BundleResults {

@@ -11,15 +11,22 @@ export async function runRoundTripSuite(scenario: BenchConfig['roundTrips']): Pr
   }
   return {
     scenario,
-    rows: outcome.answer.results.map((r) => ({
-      contender: r.contender,
-      rate: r.rate,
-      calls: r.calls,
-      expiries: r.expiries,
-      unauthorizedPerExpiry: round(r.unauthorized / r.expiries),
-      refreshesPerExpiry: round(r.refreshCalls / r.expiries),
-      addedRoundTripsPerExpiry: round((r.unauthorized + r.refreshCalls) / r.expiries),
-      failedCalls: r.failedCalls,
-    })),
+    rows: outcome.answer.results.map((r) => {
+      const perExpiry = (count: number) => (r.expiries > 0 ? round(count / r.expiries) : null);
+      return {
+        contender: r.contender,
+        rate: r.rate,
+        calls: r.calls,
+        expiries: r.expiries,
+        expiredInUse: r.expiredInUse,
+        unauthorized: r.unauthorized,
+        refreshCalls: r.refreshCalls,
+        unauthorizedPerExpiry: perExpiry(r.unauthorized),
+        refreshesPerExpiry: perExpiry(r.refreshCalls),
+        addedRoundTripsPerExpiry: perExpiry(r.unauthorized + r.refreshCalls),
+        refreshesPerMinute: round(r.refreshCalls / (r.trafficMs / 60_000)),
+        failedCalls: r.failedCalls,
+      };
+    }),
   };
 }

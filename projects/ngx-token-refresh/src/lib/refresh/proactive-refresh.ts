@@ -100,7 +100,9 @@ export class ProactiveRefresh implements RefreshScheduler {
     if (fresh) {
       this.#freshAt = now;
       this.#failures = 0;
-      if (iat !== undefined) this.#offset = iat * 1000 - now;
+      // `iat` counts whole seconds: the token may have been issued up to a second after it says, so
+      // count that second in, and err on the early side.
+      if (iat !== undefined) this.#offset = (iat + 1) * 1000 - now;
     }
     let due: number | null = null;
     if (isTime(exp)) {

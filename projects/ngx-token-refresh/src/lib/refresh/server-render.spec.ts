@@ -181,9 +181,9 @@ function createAppConfig(apiBase: string): ApplicationConfig {
         withCrossTabSync(),
         withProactiveRefresh(),
       ),
-      provideAppInitializer(() =>
-        injectTokenRefresh().events.subscribe((event) => event.type === 'refreshScheduled' && scheduled.push(event)),
-      ),
+      provideAppInitializer(() => {
+        injectTokenRefresh().events.subscribe((event) => event.type === 'refreshScheduled' && scheduled.push(event));
+      }),
       provideAppInitializer(() => injectTokenRefresh().setToken(`expired-${inject(RENDER_USER)}`)),
       { provide: API_BASE, useValue: apiBase },
     ],

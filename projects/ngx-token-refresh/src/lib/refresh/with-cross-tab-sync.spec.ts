@@ -48,11 +48,13 @@ describe('withCrossTabSync', () => {
   }
 
   it('with withProactiveRefresh, makes one refresh ahead of each expiry for all the tabs, and no call fails', async () => {
-    // 2-second tokens: due 1.5 s after they arrive (three quarters of their life).
+    // 4-second tokens, issued just after a second began: taken as issued at the end of that second
+    // (iat has whole seconds), so 3 s left, and due 1 s before that: about 2 s after they arrive.
     server.tokenFor = (serial) => {
       const now = Math.floor(Date.now() / 1000);
-      return createTestJwt({ iat: now, exp: now + 2, jti: `${serial}` });
+      return createTestJwt({ iat: now, exp: now + 4, jti: `${serial}` });
     };
+    await pause(1010 - (Date.now() % 1000));
     server.token = server.tokenFor(0);
     for (let client = 1; client <= 3; client++) {
       tabs.push(
@@ -66,15 +68,15 @@ describe('withCrossTabSync', () => {
     await pause(20);
     for (const tab of tabs) expect(tab.state.token()).toBe(server.token);
 
-    await pause(1700);
+    await pause(2900);
     expect(server.refreshes).toBe(1);
-    await pause(1600);
+    await pause(2000);
     expect(server.refreshes).toBe(2);
     for (const tab of tabs) expect(tab.state.token()).toBe(server.token);
     // The other tabs waited for the lock and took the token; none of them called.
     expect(tabs.filter((tab) => tab.events.includes('refreshSucceeded')).length).toBeGreaterThanOrEqual(1);
     expect(await Promise.all(tabs.map((tab) => tab.get('/data')))).toEqual(['/data', '/data', '/data']);
-  });
+  }, 15_000);
 
   for (const count of [3, 5]) {
     it(`makes one refresh call for ${count} tabs whose tokens expire together, and every call succeeds`, async () => {

@@ -33,7 +33,8 @@ import { Observable } from 'rxjs';
  */
 
 const START = Date.UTC(2026, 10, 23, 9, 0, 0);
-const MINUTE = 60_000;
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
 
 /** An API and refresh endpoint that answers after `latencyMs`, with the clock of a server. */
 class ClockServer {
@@ -191,12 +192,12 @@ describe('withProactiveRefresh', () => {
       const { server, state, events, due } = setup();
       const first = server.issue();
       state.setToken(first);
-      expect(due()).toBe(START + 14 * MINUTE);
+      expect(due()).toBe(START + 14 * MINUTE - SECOND);
 
-      await advance(14 * MINUTE - 1);
+      await advance(14 * MINUTE - SECOND - 1);
       expect(server.refreshes).toEqual([]);
       await advance(1);
-      expect(server.refreshes).toEqual([START + 14 * MINUTE]);
+      expect(server.refreshes).toEqual([START + 14 * MINUTE - SECOND]);
       expect(events.find((event) => event.type === 'refreshStarted')).toEqual({
         type: 'refreshStarted',
         request: null,
@@ -205,8 +206,9 @@ describe('withProactiveRefresh', () => {
 
       await advance(server.latencyMs);
       expect(state.token()).not.toBe(first);
-      // Issued in the second 14:00 and taken as issued when it arrived, 50 ms later: due 14 minutes on.
-      expect(due()).toBe(START + 28 * MINUTE + server.latencyMs);
+      // Issued at 13:59.050 with iat 13:59, and taken as issued at the end of that second (iat has
+      // whole seconds, so err on the early side): due 0.95 s early, at 27:58.050.
+      expect(due()).toBe(START + 28 * MINUTE - 2 * SECOND + server.latencyMs);
       await advance(14 * MINUTE);
       expect(server.refreshes).toHaveLength(2);
     });
@@ -214,14 +216,14 @@ describe('withProactiveRefresh', () => {
     it('takes the leadTime option', async () => {
       const { server, state, due } = setup({ leadTime: 2 * MINUTE });
       state.setToken(server.issue());
-      expect(due()).toBe(START + 13 * MINUTE);
+      expect(due()).toBe(START + 13 * MINUTE - SECOND);
     });
 
     it('refreshes a short token no earlier than three quarters into its life', async () => {
       const { server, state, due } = setup({}, (s) => (s.lifetimeSeconds = 40));
       state.setToken(server.issue());
       // A minute of lead would be longer than the token lives: a quarter of 40 s it is.
-      expect(due()).toBe(START + 30_000);
+      expect(due()).toBe(START + 29_000);
     });
 
     it('keeps steady traffic free of 401s across many lifetimes, with one refresh per lifetime', async () => {
@@ -248,7 +250,7 @@ describe('withProactiveRefresh', () => {
       it(`refreshes on time when the device clock is ${label}: the offset is read from iat`, async () => {
         const { server, state, due, get } = setup({}, (s) => (s.skewMs = skewMs));
         state.setToken(server.issue());
-        expect(due()).toBe(START + 14 * MINUTE);
+        expect(due()).toBe(START + 14 * MINUTE - SECOND);
 
         const answers: Promise<'ok' | number>[] = [];
         for (let minute = 0; minute < 40; minute++) {
@@ -257,7 +259,10 @@ describe('withProactiveRefresh', () => {
         }
         expect(new Set(await Promise.all(answers))).toEqual(new Set(['ok']));
         expect(server.unauthorized).toBe(0);
-        expect(server.refreshes.map((at) => at - START)).toEqual([14 * MINUTE, 28 * MINUTE + server.latencyMs]);
+        expect(server.refreshes.map((at) => at - START)).toEqual([
+          14 * MINUTE - SECOND,
+          28 * MINUTE - 2 * SECOND + server.latencyMs,
+        ]);
       });
     }
 
@@ -287,7 +292,7 @@ describe('withProactiveRefresh', () => {
       await advance(server.latencyMs);
       // The refreshed token is fresh: its iat gives the offset, and the next one is on time.
       const due = events.filter((event) => event.type === 'refreshScheduled').at(-1);
-      expect(due).toEqual({ type: 'refreshScheduled', at: START + 38 * MINUTE + server.latencyMs });
+      expect(due).toEqual({ type: 'refreshScheduled', at: START + 38 * MINUTE - SECOND + server.latencyMs });
       sessionStorage.clear();
     });
   });
@@ -296,7 +301,7 @@ describe('withProactiveRefresh', () => {
     it('makes one refresh call when the timer fires as the 401s of revoked tokens come back', async () => {
       const { server, state, get, events } = setup({}, (s) => (s.lifetimeSeconds = 120));
       state.setToken(server.issue());
-      await advance(90_000 - server.latencyMs);
+      await advance(89_000 - server.latencyMs);
       // The tokens stop working now; five calls go out with the old one and fail together with the timer.
       server.revokeAll();
       const answers = Array.from({ length: 5 }, () => get());
@@ -311,7 +316,7 @@ describe('withProactiveRefresh', () => {
     it('holds the calls sent while the refresh ahead of expiry runs, and sends them with the new token', async () => {
       const { server, state, get, events } = setup({}, (s) => (s.lifetimeSeconds = 120));
       state.setToken(server.issue());
-      await advance(90_000);
+      await advance(89_000);
       expect(server.refreshes).toHaveLength(1);
       const answers = Array.from({ length: 3 }, () => get());
       await advance(server.latencyMs * 3);
@@ -324,7 +329,7 @@ describe('withProactiveRefresh', () => {
     it('sets no second timer when a 401 refreshed the token just before it was due', async () => {
       const { server, state, get } = setup({}, (s) => (s.lifetimeSeconds = 120));
       state.setToken(server.issue());
-      await advance(89_000);
+      await advance(88_000);
       server.revokeAll();
       await settled(Promise.all([get(), get()]));
       expect(server.refreshes).toHaveLength(1);
@@ -371,7 +376,7 @@ describe('withProactiveRefresh', () => {
       await advance(0);
       expect(server.refreshes).toEqual([]);
       await advance(9 * MINUTE);
-      expect(server.refreshes).toEqual([START + 14 * MINUTE]);
+      expect(server.refreshes).toEqual([START + 14 * MINUTE - SECOND]);
     });
 
     it('checks at once on pageshow (a page back from the back/forward cache)', async () => {
@@ -390,7 +395,7 @@ describe('withProactiveRefresh', () => {
       const token = server.issue();
       state.setToken(token);
       server.refreshStatus = 503;
-      await advance(340_000 + server.latencyMs);
+      await advance(339_000 + server.latencyMs);
 
       expect(state.token()).toBe(token);
       expect(failures).toEqual([]);
@@ -400,12 +405,12 @@ describe('withProactiveRefresh', () => {
       expect(await settled(get())).toBe('ok');
 
       await advance(10_000);
-      expect(server.refreshes.map((at) => at - START)).toEqual([340_000, 350_000]);
+      expect(server.refreshes.map((at) => at - START)).toEqual([339_000, 349_000]);
       await advance(20_000);
-      expect(server.refreshes.map((at) => at - START)).toEqual([340_000, 350_000, 370_000]);
+      expect(server.refreshes.map((at) => at - START)).toEqual([339_000, 349_000, 369_000]);
       // No try is planned past the token's expiry: its 401 refreshes it then, the usual way.
       await advance(60_000);
-      expect(server.refreshes.map((at) => at - START)).toEqual([340_000, 350_000, 370_000]);
+      expect(server.refreshes.map((at) => at - START)).toEqual([339_000, 349_000, 369_000]);
       // The refresh that 401 starts fails too: the caller gets its error, and onRefreshFailure runs.
       expect(await settled(get())).toBe(503);
       expect(failures).toHaveLength(1);
@@ -415,21 +420,23 @@ describe('withProactiveRefresh', () => {
       const { server, state } = setup({}, (s) => (s.lifetimeSeconds = 120));
       state.setToken(server.issue());
       server.refreshStatus = 0;
-      await advance(90_000 + server.latencyMs);
+      await advance(89_000 + server.latencyMs);
       server.refreshStatus = null;
       window.dispatchEvent(new Event('online'));
       await advance(0);
-      expect(server.refreshes.map((at) => at - START)).toEqual([90_000, 90_000 + server.latencyMs]);
+      expect(server.refreshes.map((at) => at - START)).toEqual([89_000, 89_000 + server.latencyMs]);
     });
 
     it('sends the calls held during it with the token it kept', async () => {
-      const { server, state, get } = setup({}, (s) => (s.lifetimeSeconds = 120));
+      const { server, state, get, events } = setup({}, (s) => (s.lifetimeSeconds = 120));
       state.setToken(server.issue());
       server.refreshStatus = 503;
-      await advance(90_000);
+      await advance(89_000);
+      expect(server.refreshes).toHaveLength(1);
       const answer = get();
       await advance(server.latencyMs * 2);
       expect(await answer).toBe('ok');
+      expect(events.filter((event) => event.type === 'requestHeld')).toHaveLength(1);
       expect(server.unauthorized).toBe(0);
     });
 
@@ -438,7 +445,7 @@ describe('withProactiveRefresh', () => {
       state.setToken(server.issue());
       server.refreshStatus = 401;
       server.latencyMs = 500;
-      await advance(90_000 - 100);
+      await advance(89_000 - 100);
       server.revokeAll();
       const answer = get();
       await advance(1000);
@@ -468,7 +475,7 @@ describe('withProactiveRefresh', () => {
       expect(due()).toBeNull();
       state.setToken(createTestJwt({ exp: undefined }));
       expect(due()).toBeNull();
-      state.setToken(createTestJwt({ exp: 'tomorrow' }));
+      state.setToken(createTestJwt({ exp: 'tomorrow' as unknown as number }));
       expect(due()).toBeNull();
       expect(jest.getTimerCount()).toBe(0);
       await advance(60 * MINUTE);
@@ -533,7 +540,7 @@ describe('withProactiveRefresh', () => {
   });
 
   it('refreshes no more often than minInterval, even when the server issues tokens that are due at once', async () => {
-    const { server, state } = setup({ minInterval: 5000 }, (s) => (s.lifetimeSeconds = 6));
+    const { server, state } = setup({ minInterval: 5000 }, (s) => (s.lifetimeSeconds = 7));
     state.setToken(server.issue());
     await advance(60_000);
     const gaps = server.refreshes.slice(1).map((at, index) => at - server.refreshes[index]);

@@ -83,9 +83,11 @@ describe('withProactiveRefresh in a zone.js application', () => {
     const zone = app.injector.get(NgZone);
     const inZone: boolean[] = [];
     state.events.subscribe((event) => event.type === 'refreshSucceeded' && inZone.push(NgZone.isInAngularZone()));
-    // A 2-second token: due after 1.5 s (three quarters of its life, past the 1-s floor).
+    // A 3-second token issued at the start of a second: taken as issued at its end (iat has whole
+    // seconds), so it has 2 s left; due 0.75 s before that, about 1.25 s from now.
+    await new Promise((resolve) => setTimeout(resolve, 1010 - (Date.now() % 1000)));
     const now = Math.floor(Date.now() / 1000);
-    zone.run(() => state.setToken(createTestJwt({ iat: now, exp: now + 2 })));
+    zone.run(() => state.setToken(createTestJwt({ iat: now, exp: now + 3 })));
 
     await new Promise((resolve) => setTimeout(resolve, 1700));
     expect(refreshes).toBe(1);
