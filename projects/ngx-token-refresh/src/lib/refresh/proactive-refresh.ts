@@ -30,12 +30,16 @@ const MAX_BACKOFF_MS = 300_000;
  *   A token put back (restored after a reload) is not fresh: the last offset measured is used, or,
  *   before any, the device's clock.
  * - A token that is not a JWT with a numeric `exp` gets no timer; nor does one that lives less than
- *   `minInterval` (it is refreshed on its 401, as without this feature: never a loop).
+ *   `minInterval` (it is refreshed on its 401, as without this feature: never a loop). A token
+ *   without `iat` is taken as issued when it arrived fresh.
  * - At most one refresh per `minInterval`, counted from the last refresh of any kind; after failures
- *   the wait doubles, up to 5 minutes; coming online resets it.
- * - No timer while the page is hidden; on `visibilitychange`, `pageshow` and `online` it checks at
- *   once, and timers run in steps of at most 10 s against the wall clock, so a device that slept
- *   refreshes within seconds of waking.
+ *   the wait doubles, up to 5 minutes; coming online drops the doubling.
+ * - A refresh it starts while the token is still valid is "ahead": its failure keeps the token. One
+ *   it starts after the token expired (a wake, a tab shown again) is the usual refresh.
+ * - No timer while the page is hidden; on `visibilitychange` and `pageshow` it checks at once, in
+ *   the capture phase, so a refresh due starts before the app's own listeners send calls; on `online`
+ *   it plans again. Timers run in steps of at most 10 s against the wall clock, so a device that
+ *   slept refreshes within seconds of waking.
  * - Timers and listeners run outside the Angular zone (they never keep a zone.js application from
  *   becoming stable); the refresh itself runs inside it, like any request of the application.
  */
@@ -53,6 +57,8 @@ export class ProactiveRefresh implements RefreshScheduler {
   #failures = 0;
   /** When the next refresh is due (device time, ms), or `null` for none; `undefined` before the first plan. */
   #due: number | null | undefined;
+  /** When the current token expires (device time, ms), as far as it can be told; `Infinity` when not. */
+  #expiresAt = Infinity;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #destroyed = false;
 
@@ -67,24 +73,27 @@ export class ProactiveRefresh implements RefreshScheduler {
   private constructor(settings: ProactiveRefreshSettings, gate: ScheduledGate) {
     this.#settings = settings;
     this.#gate = gate;
-    const check = () => this.#arm();
-    const online = () => {
-      // The network is back: whatever failed while it was gone may work now.
-      this.#failures = 0;
-      this.plan(false);
-    };
+    // Shown again: refresh at once if due, before the app's own listeners send their calls (a
+    // capturing listener on the target runs first), so those calls wait for the new token.
+    const check = () => (this.#isDue() ? this.#fire() : this.#arm());
+    const online = () =>
+      this.#zone.run(() => {
+        // The network is back: whatever failed while it was gone may work now (the floor still holds).
+        this.#failures = 0;
+        this.plan(false);
+      });
     const document = this.#document;
     const window = document.defaultView;
     this.#zone.runOutsideAngular(() => {
-      document.addEventListener('visibilitychange', check);
-      window?.addEventListener('pageshow', check);
+      document.addEventListener('visibilitychange', check, true);
+      window?.addEventListener('pageshow', check, true);
       window?.addEventListener('online', online);
     });
     inject(DestroyRef).onDestroy(() => {
       this.#destroyed = true;
       clearTimeout(this.#timer);
-      document.removeEventListener('visibilitychange', check);
-      window?.removeEventListener('pageshow', check);
+      document.removeEventListener('visibilitychange', check, true);
+      window?.removeEventListener('pageshow', check, true);
       window?.removeEventListener('online', online);
     });
   }
@@ -105,14 +114,16 @@ export class ProactiveRefresh implements RefreshScheduler {
       if (iat !== undefined) this.#offset = (iat + 1) * 1000 - now;
     }
     let due: number | null = null;
-    if (isTime(exp)) {
+    this.#expiresAt = isTime(exp) ? exp * 1000 - this.#offset : Infinity;
+    if (this.#expiresAt !== Infinity) {
       const { leadTime, minInterval } = this.#settings;
-      const expiresAt = exp * 1000 - this.#offset;
-      const lifetime = iat === undefined ? Infinity : (exp - iat) * 1000;
-      const floor = Math.max(
-        this.#freshAt + minInterval,
-        this.#failures > 0 ? this.#startedAt + Math.min(minInterval * 2 ** this.#failures, MAX_BACKOFF_MS) : -Infinity,
-      );
+      const expiresAt = this.#expiresAt;
+      // Without `iat`, a token is taken as issued when it last arrived fresh (by the device's clock).
+      const lifetime = iat !== undefined ? (exp! - iat) * 1000 : expiresAt - this.#freshAt;
+      const backoff = this.#failures > 0 ? Math.min(minInterval * 2 ** (this.#failures - 1), MAX_BACKOFF_MS) : 0;
+      // At most one refresh per minInterval, counted from the last refresh of any kind, and longer
+      // after failures.
+      const floor = Math.max(this.#freshAt, this.#startedAt) + Math.max(minInterval, backoff);
       // A token that expires before the floor allows a refresh is left to its 401.
       if (expiresAt > floor) due = Math.max(expiresAt - Math.min(leadTime, lifetime / 4), floor);
     }
@@ -144,9 +155,15 @@ export class ProactiveRefresh implements RefreshScheduler {
     this.#timer = this.#zone.runOutsideAngular(() => setTimeout(() => this.#fire(), wait));
   }
 
+  #isDue(): boolean {
+    return this.#due != null && !this.#destroyed && Date.now() >= this.#due;
+  }
+
   #fire(): void {
-    if (this.#due == null || Date.now() < this.#due) this.#arm();
-    else this.#zone.run(() => this.#gate.refresh());
+    // A token that has expired meanwhile (a sleep, a hidden tab) is not refreshed ahead of anything:
+    // that refresh is the usual one, whose failure the waiting requests and onRefreshFailure see.
+    if (this.#isDue()) this.#zone.run(() => this.#gate.refresh(Date.now() < this.#expiresAt));
+    else this.#arm();
   }
 }
 

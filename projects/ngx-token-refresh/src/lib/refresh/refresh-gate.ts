@@ -117,7 +117,7 @@ export class RefreshGate {
     token: this.#token.asReadonly(),
     events: this.#events.asObservable(),
     refresh: () => this.refresh(),
-    setToken: (token) => this.setToken(token),
+    setToken: (token, options) => this.setToken(token, !options?.restored),
     eject: () => this.#eject(true),
     reinstate: () => this.#eject(false),
   };
@@ -139,7 +139,7 @@ export class RefreshGate {
       features.scheduler?.({
         token: () => untracked(this.#token),
         ejected: () => this.ejectSwitch.ejected,
-        refresh: () => void (this.#inFlight || this.ejectSwitch.ejected || this.#start(null, true)),
+        refresh: (ahead) => void (this.#inFlight || this.ejectSwitch.ejected || this.#start(null, ahead)),
         emit: (event) => this.#emit(event),
       }) ?? null;
   }

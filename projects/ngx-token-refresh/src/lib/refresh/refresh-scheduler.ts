@@ -8,8 +8,11 @@ export interface ScheduledGate {
   token(): string | null;
   /** Whether the interceptor is ejected (a pass-through): then nothing is refreshed ahead of time. */
   ejected(): boolean;
-  /** Starts a refresh ahead of expiry, unless one is in flight already. */
-  refresh(): void;
+  /**
+   * Starts a refresh, unless one is in flight already. `ahead`: the token is still valid, so a
+   * failure that nothing else waited for keeps it.
+   */
+  refresh(ahead: boolean): void;
   /** Emits on `TokenRefreshState.events`. */
   emit(event: TokenRefreshEvent): void;
 }

@@ -42,8 +42,13 @@ export interface TokenRefreshState {
   /**
    * Sets the current token, e.g. after login (a token) or logout (`null`). A 401 that comes back
    * afterwards for a request sent before is repeated with this token instead of starting a refresh.
+   *
+   * A token counts as just issued: `withProactiveRefresh` reads the server's clock from its `iat`,
+   * and `withCrossTabSync` hands it to the other tabs. For a token you put back (restored from
+   * storage after a reload), pass `{ restored: true }`: it is read with the clock offset measured
+   * last (or the device's clock), and the other tabs keep theirs.
    */
-  setToken(token: string | null): void;
+  setToken(token: string | null, options?: { readonly restored?: boolean }): void;
 
   /**
    * Turns the interceptor into a pass-through (e.g. at logout). For a controller from

@@ -219,6 +219,17 @@ describe('withProactiveRefresh', () => {
       expect(due()).toBe(START + 13 * MINUTE - SECOND);
     });
 
+    it('takes a token without iat as issued when it arrived: the quarter-lifetime cap holds', async () => {
+      const { server, state } = setup();
+      const issue = () => createTestJwt({ iat: undefined, exp: Math.floor(Date.now() / 1000) + 30 });
+      server.issue = issue;
+      state.setToken(issue());
+      await advance(60_000);
+      // Due a quarter of its lifetime before its exp (22.5 s in), not every minInterval: twice a minute.
+      expect(server.refreshes).toHaveLength(2);
+      expect(server.refreshes[0]).toBe(START + 22_500);
+    });
+
     it('refreshes a short token no earlier than three quarters into its life', async () => {
       const { server, state, due } = setup({}, (s) => (s.lifetimeSeconds = 40));
       state.setToken(server.issue());
@@ -379,6 +390,38 @@ describe('withProactiveRefresh', () => {
       expect(server.refreshes).toEqual([START + 14 * MINUTE - SECOND]);
     });
 
+    it("refreshes before the app's own calls on showing go out, so they carry the new token", async () => {
+      const { server, state, get, events } = setup();
+      state.setToken(server.issue());
+      setVisibility('hidden');
+      await advance(20 * MINUTE);
+      // The app refetches when it is shown again (a listener of its own, added before ours or after).
+      const answers: Promise<'ok' | number>[] = [];
+      const refetch = () => document.visibilityState === 'visible' && answers.push(get());
+      document.addEventListener('visibilitychange', refetch);
+      setVisibility('visible');
+      document.removeEventListener('visibilitychange', refetch);
+      expect(await settled(Promise.all(answers))).toEqual(['ok']);
+      expect(server.unauthorized).toBe(0);
+      expect(events.filter((event) => event.type === 'requestHeld')).toHaveLength(1);
+    });
+
+    it('reads a token the app puts back with setToken(token, { restored: true }) by the clock it measured last', async () => {
+      const { server, state, due } = setup({}, (s) => (s.skewMs = 10 * MINUTE));
+      state.setToken(server.issue());
+      expect(due()).toBe(START + 14 * MINUTE - SECOND);
+      // Issued 10 minutes ago, put back (from the app's storage): 5 minutes left, due in 4.
+      const old = createTestJwt({
+        iat: Math.floor(server.now() / 1000) - 600,
+        exp: Math.floor(server.now() / 1000) + 300,
+      });
+      state.setToken(old, { restored: true });
+      expect(due()).toBe(START + 4 * MINUTE - SECOND);
+      // Without the flag it counts as just issued, and its age would be taken for clock skew.
+      state.setToken(old);
+      expect(due()).toBe(START + 14 * MINUTE - SECOND);
+    });
+
     it('checks at once on pageshow (a page back from the back/forward cache)', async () => {
       const { server, state } = setup();
       state.setToken(server.issue());
@@ -390,7 +433,7 @@ describe('withProactiveRefresh', () => {
   });
 
   describe('a refresh ahead of expiry that fails', () => {
-    it('keeps the token (still valid) and tells nobody, then tries again after minInterval, doubling', async () => {
+    it('keeps the token (still valid) and tells nobody, then tries again after minInterval, doubling each time', async () => {
       const { server, state, get, events, failures } = setup({}, (s) => (s.lifetimeSeconds = 400));
       const token = server.issue();
       state.setToken(token);
@@ -404,27 +447,56 @@ describe('withProactiveRefresh', () => {
       ]);
       expect(await settled(get())).toBe('ok');
 
+      // 5 s, then 10 s, then 20 s; the next (40 s) would come after the token's expiry (399 s).
       await advance(10_000);
-      expect(server.refreshes.map((at) => at - START)).toEqual([339_000, 349_000]);
-      await advance(20_000);
-      expect(server.refreshes.map((at) => at - START)).toEqual([339_000, 349_000, 369_000]);
+      expect(server.refreshes.map((at) => at - START)).toEqual([339_000, 344_000]);
+      await advance(30_000);
+      expect(server.refreshes.map((at) => at - START)).toEqual([339_000, 344_000, 354_000, 374_000]);
       // No try is planned past the token's expiry: its 401 refreshes it then, the usual way.
       await advance(60_000);
-      expect(server.refreshes.map((at) => at - START)).toEqual([339_000, 349_000, 369_000]);
+      expect(server.refreshes).toHaveLength(4);
       // The refresh that 401 starts fails too: the caller gets its error, and onRefreshFailure runs.
       expect(await settled(get())).toBe(503);
       expect(failures).toHaveLength(1);
     });
 
-    it('tries again at once when the browser comes back online', async () => {
-      const { server, state } = setup({}, (s) => (s.lifetimeSeconds = 120));
+    it('drops the added wait when the browser comes back online, but keeps minInterval between refreshes', async () => {
+      const { server, state } = setup({}, (s) => (s.lifetimeSeconds = 400));
       state.setToken(server.issue());
       server.refreshStatus = 0;
-      await advance(89_000 + server.latencyMs);
+      await advance(344_000 + server.latencyMs);
+      // Two failures: the next try would wait 10 s, until 354 s.
+      expect(server.refreshes.map((at) => at - START)).toEqual([339_000, 344_000]);
       server.refreshStatus = null;
+      await advance(1_000);
+      window.dispatchEvent(new Event('online'));
       window.dispatchEvent(new Event('online'));
       await advance(0);
-      expect(server.refreshes.map((at) => at - START)).toEqual([89_000, 89_000 + server.latencyMs]);
+      // Online at 345 s: no sooner than 5 s after the last try.
+      expect(server.refreshes).toHaveLength(2);
+      await advance(4_000);
+      expect(server.refreshes.map((at) => at - START)).toEqual([339_000, 344_000, 349_000]);
+    });
+
+    it('is the usual refresh when the token expired meanwhile (a sleep): one call, and its failure is reported', async () => {
+      const { server, state, get, events, failures } = setup();
+      state.setToken(server.issue());
+      server.refreshStatus = 503;
+      server.latencyMs = 500;
+      sleep(30 * MINUTE);
+      for (let waited = 0; waited < 10_000 && server.refreshes.length === 0; waited += 100) await advance(100);
+      expect(server.refreshes).toHaveLength(1);
+      // A call the app sends while that refresh runs waits for it; after the failure it goes out as it
+      // came, without a token, and its 401 reaches the caller without a second refresh.
+      expect(await settled(get())).toBe(401);
+
+      expect(server.refreshes).toHaveLength(1);
+      expect(events.find((event) => event.type === 'refreshStarted')).toEqual({
+        type: 'refreshStarted',
+        request: null,
+      });
+      expect(failures).toHaveLength(1);
+      expect(state.token()).toBeNull();
     });
 
     it('sends the calls held during it with the token it kept', async () => {
@@ -505,9 +577,30 @@ describe('withProactiveRefresh', () => {
     });
 
     it('after the application is destroyed, and no listener left behind', async () => {
+      const listening = new Map<string, number>();
+      for (const target of [document, window]) {
+        const add: EventTarget['addEventListener'] = target.addEventListener.bind(target);
+        const remove: EventTarget['removeEventListener'] = target.removeEventListener.bind(target);
+        jest
+          .spyOn(target, 'addEventListener')
+          .mockImplementation((...args: Parameters<EventTarget['addEventListener']>) => {
+            listening.set(args[0], (listening.get(args[0]) ?? 0) + 1);
+            add(...args);
+          });
+        jest
+          .spyOn(target, 'removeEventListener')
+          .mockImplementation((...args: Parameters<EventTarget['removeEventListener']>) => {
+            listening.set(args[0], (listening.get(args[0]) ?? 0) - 1);
+            remove(...args);
+          });
+      }
       const { server, state } = setup();
       state.setToken(server.issue());
+      expect(listening.get('visibilitychange')).toBe(1);
       TestBed.resetTestingModule();
+      jest.restoreAllMocks();
+      for (const type of ['visibilitychange', 'pageshow', 'online'])
+        expect([type, listening.get(type)]).toEqual([type, 0]);
       expect(jest.getTimerCount()).toBe(0);
       sleep(20 * MINUTE);
       window.dispatchEvent(new Event('online'));
@@ -548,6 +641,31 @@ describe('withProactiveRefresh', () => {
     for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(5000);
   });
 
+  it('falls back to the defaults for options of the wrong type in a production build (no refresh loop)', async () => {
+    const globals = globalThis as { ngDevMode?: unknown };
+    const devMode = globals.ngDevMode;
+    globals.ngDevMode = false;
+    let feature;
+    try {
+      feature = withProactiveRefresh({ leadTime: Number('60s'), minInterval: -5 });
+    } finally {
+      globals.ngDevMode = devMode;
+    }
+    const server = new ClockServer();
+    TestBed.configureTestingModule({
+      providers: [
+        provideHttpClient(withInterceptors([tokenRefreshInterceptor])),
+        { provide: HttpBackend, useValue: server.backend },
+        provideAuth({}, feature, withNoCrossTabSync()),
+      ],
+    });
+    TestBed.runInInjectionContext(() => injectTokenRefresh()).setToken(server.issue());
+    await advance(MINUTE);
+    expect(server.refreshes).toEqual([]);
+    await advance(13 * MINUTE);
+    expect(server.refreshes).toEqual([START + 14 * MINUTE - SECOND]);
+  });
+
   it('rejects options of the wrong type in dev mode, naming the option', () => {
     expect(() => withProactiveRefresh({ leadTime: '60s' as unknown as number })).toThrow(
       'withProactiveRefresh: leadTime must be a finite number of milliseconds, 0 or more; got 60s',
@@ -569,15 +687,27 @@ describe('withProactiveRefresh', () => {
       ],
     });
     const state = TestBed.runInInjectionContext(() => injectTokenRefresh());
+    const events: TokenRefreshEvent[] = [];
+    const tokens: (string | null)[] = [];
+    state.events.subscribe((event) => {
+      events.push(event);
+      tokens.push(state.token());
+    });
     state.setToken(server.issue());
-    await advance(90_000 + server.latencyMs);
+    await advance(89_000 + server.latencyMs);
     expect(server.refreshes).toHaveLength(1);
     expect(sessionStorage.getItem('ngx-token-refresh.accessToken')).toBe(state.token());
     server.refreshStatus = 503;
     const kept = state.token();
-    await advance(90_000 + server.latencyMs);
+    await advance(89_000 + server.latencyMs);
     expect(server.refreshes).toHaveLength(2);
+    // The refresh ahead of expiry failed, and that changed nothing: the token was never cleared.
+    expect(events.filter((event) => event.type === 'refreshFailed')).toEqual([
+      expect.objectContaining({ type: 'refreshFailed', ahead: true }),
+    ]);
+    expect(tokens).not.toContain(null);
     expect(state.token()).toBe(kept);
+    expect(sessionStorage.getItem('ngx-token-refresh.accessToken')).toBe(kept);
     sessionStorage.clear();
   });
 

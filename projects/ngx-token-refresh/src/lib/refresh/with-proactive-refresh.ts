@@ -36,7 +36,8 @@ export interface ProactiveRefreshOptions {
  *   {@link withCrossTabSync}, one tab refreshes and the others take its token.
  * - **Failure**: a refresh ahead of time that fails changes nothing: the token, still valid, stays
  *   until the server rejects it, and only then does the interceptor's usual refresh (and
- *   `onRefreshFailure`) run. The next try waits `minInterval`, doubling after each failure.
+ *   `onRefreshFailure`) run. The next try waits `minInterval`, then twice as long after each failure.
+ *   A refresh it starts after the token expired (a wake, a tab shown again) is the usual one.
  * - **Never**: on the server (server rendering), after a logout (`setToken(null)`), while ejected,
  *   or after the application is destroyed. Timers run outside the Angular zone, so a zone.js
  *   application still becomes stable.
@@ -54,10 +55,19 @@ export interface ProactiveRefreshOptions {
  */
 export function withProactiveRefresh(options: ProactiveRefreshOptions = {}): TokenRefreshFeature<'ProactiveRefresh'> {
   if (typeof ngDevMode !== 'undefined' && ngDevMode) assertValidProactiveRefreshOptions(options);
-  const { leadTime = 60_000, minInterval = 5_000 } = options;
-  const factory: RefreshSchedulerFactory = (gate) =>
-    ProactiveRefresh.create({ leadTime, minInterval: Math.max(minInterval, 1000) }, gate);
+  const { leadTime, minInterval } = options;
+  // Checked in dev mode only, so a value that is not a number of milliseconds falls back to the
+  // default here: NaN would make every moment due.
+  const settings = {
+    leadTime: milliseconds(leadTime, 60_000),
+    minInterval: Math.max(milliseconds(minInterval, 5_000), 1000),
+  };
+  const factory: RefreshSchedulerFactory = (gate) => ProactiveRefresh.create(settings, gate);
   return makeTokenRefreshFeature('ProactiveRefresh', [{ provide: REFRESH_SCHEDULER, useValue: factory }]);
+}
+
+function milliseconds(value: unknown, fallback: number): number {
+  return typeof value === 'number' && value >= 0 && value < Infinity ? value : fallback;
 }
 
 function assertValidProactiveRefreshOptions(options: ProactiveRefreshOptions): void {

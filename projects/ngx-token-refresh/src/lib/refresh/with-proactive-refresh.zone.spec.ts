@@ -83,13 +83,12 @@ describe('withProactiveRefresh in a zone.js application', () => {
     const zone = app.injector.get(NgZone);
     const inZone: boolean[] = [];
     state.events.subscribe((event) => event.type === 'refreshSucceeded' && inZone.push(NgZone.isInAngularZone()));
-    // A 3-second token issued at the start of a second: taken as issued at its end (iat has whole
-    // seconds), so it has 2 s left; due 0.75 s before that, about 1.25 s from now.
-    await new Promise((resolve) => setTimeout(resolve, 1010 - (Date.now() % 1000)));
+    // A 3-second token, taken as issued at the end of its iat second (whole seconds): 2 s left, and
+    // due a quarter of its lifetime (0.75 s) before that, 1.25 s from now; the next one 2.5 s from now.
     const now = Math.floor(Date.now() / 1000);
     zone.run(() => state.setToken(createTestJwt({ iat: now, exp: now + 3 })));
 
-    await new Promise((resolve) => setTimeout(resolve, 1700));
+    await new Promise((resolve) => setTimeout(resolve, 1900));
     expect(refreshes).toBe(1);
     expect(inZone).toEqual([true]);
     expect(await stableWithin(app, 1000)).toBe('stable');
