@@ -6,10 +6,28 @@ const SERVER_PORT = 3101;
 const SHOWCASE_PORT = 4311;
 /** Where the zone.js build of the same showcase (the `real-zone` build) and its proxy listen. */
 const ZONE_SHOWCASE_PORT = 4312;
+/** A second reference server, whose access tokens live long enough to be refreshed ahead of expiry. */
+const PROACTIVE_SERVER_PORT = 3102;
+/** The `real` build again, its proxy pointed at the second server. */
+const PROACTIVE_SHOWCASE_PORT = 4313;
+
+/** The settings both reference servers share (each has its own port and access-token lifetime). */
+const SERVER_ENV = {
+  HOST: '127.0.0.1',
+  // The server's default, set here because the tabs tests rely on it: the value of
+  // REFRESH_TOKEN_REUSE_INTERVAL_SECONDS in projects/showcase/src/app/backend-providers.real.ts,
+  // which the auth lab shows.
+  REFRESH_TOKEN_REUSE_INTERVAL_SECONDS: '30',
+  COOKIE_SECURE: 'false',
+  LOGIN_RATE_LIMIT_MAX: '1000',
+  LOG_LEVEL: 'warn',
+  DATABASE_URL: '',
+  PGLITE_DATA_DIR: '',
+};
 
 /**
  * Browser tests of the showcase against the reference server, over real HTTP, in Debian's Chromium
- * (or the browser at CHROME_BIN). `npm run test:e2e:real` builds both first. Two processes:
+ * (or the browser at CHROME_BIN). `npm run test:e2e:real` builds them first. The processes:
  * - the reference server (its built `dist/main.js`, embedded in-memory database, demo data) with a
  *   3-second access token, so a test can wait for it to expire, and `COOKIE_SECURE=false`, since
  *   the page is served over plain http://127.0.0.1;
@@ -17,7 +35,12 @@ const ZONE_SHOWCASE_PORT = 4312;
  *   which forwards /auth and /api to the server: one origin, as behind a production reverse proxy,
  *   so the SameSite=Strict cookie travels and nothing needs CORS;
  * - the same with the `real-zone` configuration (zone.js instead of zoneless), where the project
- *   `real-zone` runs only the tests tagged @zone, to keep the added time small.
+ *   `real-zone` runs only the tests tagged @zone, to keep the added time small;
+ * - for the project `real-proactive` (real-server-proactive.spec.ts), a second server whose access
+ *   token lives 10 seconds, and the `real` build once more with its proxy pointed there. A 3-second
+ *   token is shorter than `withProactiveRefresh()`'s least interval between refreshes (5 s), so it
+ *   gets no timer and the tests above see the reactive refresh; a 10-second one is refreshed ahead
+ *   of expiry, at three quarters of its life.
  */
 export default defineConfig({
   testDir: '.',
@@ -49,6 +72,11 @@ export default defineConfig({
   projects: [
     { name: 'real', testMatch: ['real-server.spec.ts', 'real-server-tabs.spec.ts'] },
     {
+      name: 'real-proactive',
+      testMatch: 'real-server-proactive.spec.ts',
+      use: { baseURL: `http://127.0.0.1:${PROACTIVE_SHOWCASE_PORT}` },
+    },
+    {
       name: 'real-zone',
       testMatch: 'real-server-tabs.spec.ts',
       grep: /@zone/,
@@ -62,20 +90,14 @@ export default defineConfig({
       // Any answer means it listens: a users call without a token is a 401.
       url: `http://127.0.0.1:${SERVER_PORT}/api/v1/users`,
       reuseExistingServer: false,
-      env: {
-        PORT: String(SERVER_PORT),
-        HOST: '127.0.0.1',
-        ACCESS_TOKEN_TTL_SECONDS: '3',
-        // The server's default, set here because the tabs tests rely on it: the value of
-        // REFRESH_TOKEN_REUSE_INTERVAL_SECONDS in projects/showcase/src/app/backend-providers.real.ts,
-        // which the auth lab shows.
-        REFRESH_TOKEN_REUSE_INTERVAL_SECONDS: '30',
-        COOKIE_SECURE: 'false',
-        LOGIN_RATE_LIMIT_MAX: '1000',
-        LOG_LEVEL: 'warn',
-        DATABASE_URL: '',
-        PGLITE_DATA_DIR: '',
-      },
+      env: { ...SERVER_ENV, PORT: String(SERVER_PORT), ACCESS_TOKEN_TTL_SECONDS: '3' },
+    },
+    {
+      command: 'node projects/reference-server/dist/main.js',
+      cwd: '..',
+      url: `http://127.0.0.1:${PROACTIVE_SERVER_PORT}/api/v1/users`,
+      reuseExistingServer: false,
+      env: { ...SERVER_ENV, PORT: String(PROACTIVE_SERVER_PORT), ACCESS_TOKEN_TTL_SECONDS: '10' },
     },
     {
       command: 'node e2e/serve-showcase.mjs dist/showcase-real/browser',
@@ -90,6 +112,13 @@ export default defineConfig({
       url: `http://127.0.0.1:${ZONE_SHOWCASE_PORT}`,
       reuseExistingServer: false,
       env: { PORT: String(ZONE_SHOWCASE_PORT), API_ORIGIN: `http://127.0.0.1:${SERVER_PORT}` },
+    },
+    {
+      command: 'node e2e/serve-showcase.mjs dist/showcase-real/browser',
+      cwd: '..',
+      url: `http://127.0.0.1:${PROACTIVE_SHOWCASE_PORT}`,
+      reuseExistingServer: false,
+      env: { PORT: String(PROACTIVE_SHOWCASE_PORT), API_ORIGIN: `http://127.0.0.1:${PROACTIVE_SERVER_PORT}` },
     },
   ],
 });

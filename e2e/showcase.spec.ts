@@ -93,6 +93,35 @@ test('auth lab: ten calls with an expired token cause exactly one refresh and te
   await shot(page, 'auth-lab');
 });
 
+test('auth lab: proactive refresh renews a 10-second token ahead of its expiry, and says when', async ({ page }) => {
+  await signIn(page);
+  await expect(page.getByTestId('proactive')).toHaveText('on');
+  // The in-memory backend's 30-second token: due about three quarters into its life.
+  await expect(page.getByTestId('next-refresh')).toHaveText(/^in 2[0-3] s \(/);
+
+  // New tokens live 10 seconds (the slider's first step above its 5-second minimum); the next refresh
+  // brings one: expire the current token and fire a burst.
+  const lifetime = page.locator('mat-slider input').first();
+  await lifetime.focus();
+  await lifetime.press('Home');
+  await lifetime.press('ArrowRight');
+  await expect(page.getByText('Token lifetime: 10 s (new tokens)')).toBeVisible();
+  await page.getByTestId('expire-token').click();
+  await page.getByTestId('fire-calls').click();
+  await expect(page.getByTestId('success-count')).toHaveText('10');
+  const latest = page.getByTestId('refresh-row').first();
+  await expect(latest).toHaveText(/after a 401\s*refreshed$/);
+  await expect(page.getByTestId('next-refresh')).toHaveText(/^in [5-8] s \(/);
+
+  // About three quarters into that token's life, the next one, before any call meets a 401.
+  await expect(latest).toHaveText(/ahead of expiry\s*(pending|refreshed)$/, { timeout: 10_000 });
+  await expect(latest).toHaveText(/ahead of expiry\s*refreshed$/);
+  await expect(page.getByTestId('refresh-count')).toHaveText('2');
+  // The burst's own refresh only: the one ahead of expiry came after it.
+  await expect(page.getByTestId('burst-refresh-count')).toHaveText('1');
+  await shot(page, 'auth-lab-proactive');
+});
+
 test('auth lab: with the refresh token revoked, the app returns to the login page and says why', async ({ page }) => {
   await signIn(page);
   await page.getByTestId('revoke-refresh').click();

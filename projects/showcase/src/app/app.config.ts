@@ -1,12 +1,20 @@
 import { provideHttpClient, withInterceptors } from '@angular/common/http';
 import { type ApplicationConfig, provideBrowserGlobalErrorListeners } from '@angular/core';
 import { provideRouter, withComponentInputBinding } from '@angular/router';
-import { navigateToLogin, provideAuth, provideUsersApi, tokenRefreshInterceptor } from 'ngx-token-refresh';
+import {
+  navigateToLogin,
+  provideAuth,
+  provideUsersApi,
+  tokenRefreshInterceptor,
+  withProactiveRefresh,
+} from 'ngx-token-refresh';
 
 import { routes } from './app.routes';
 import { authFeatures, backendInterceptors, provideBackend } from './backend-providers';
 import { labCallTracker } from './lab/lab-call-tracker';
+import { provideLabLog } from './lab/lab-log';
 import { provideChangeDetection } from './provide-change-detection';
+import { proactiveRefresh } from './tab-choice';
 
 /**
  * The showcase uses the library exactly as an application would: the token-refresh interceptor
@@ -33,8 +41,17 @@ export const appConfig: ApplicationConfig = {
     provideBackend(),
     // The login page reads navigateToLogin's ?reason=expired, or ?reason=signed-out when another tab
     // signed out (an input, by withComponentInputBinding), to say why the session has ended.
+    // withProactiveRefresh: the token is refreshed shortly before it expires, so steady traffic never
+    // meets a 401. demo: a tab loaded with ?proactive=off goes without it, to compare (tab-choice.ts).
     // demo: authFeatures turns provideAuth's cross-tab sync off for the in-memory backend (one per tab)
-    provideAuth({ baseUrl: '/auth', loginPath: '/login', onSessionExpired: navigateToLogin }, ...authFeatures),
+    provideAuth(
+      { baseUrl: '/auth', loginPath: '/login', onSessionExpired: navigateToLogin },
+      ...(proactiveRefresh ? [withProactiveRefresh()] : []),
+      ...authFeatures,
+    ),
     provideUsersApi({ baseUrl: '/api', version: 1 }),
+    // demo: the auth lab's log hears the library's events from the start (the sign-in announces the
+    // first refresh due, before the lab page opens)
+    provideLabLog(),
   ],
 };

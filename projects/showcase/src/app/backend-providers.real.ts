@@ -3,6 +3,7 @@ import { type EnvironmentProviders, makeEnvironmentProviders } from '@angular/co
 import { type TokenRefreshFeature, withNoCrossTabSync } from 'ngx-token-refresh';
 
 import { LAB_TABS } from './lab/lab-tabs';
+import { readTabChoice } from './tab-choice';
 
 // Replaces backend-providers.ts in the `real` build configuration (angular.json, fileReplacements):
 // the showcase talks to the reference server (projects/reference-server) over real HTTP, on the
@@ -17,16 +18,13 @@ import { LAB_TABS } from './lab/lab-tabs';
  */
 export const REFRESH_TOKEN_REUSE_INTERVAL_SECONDS = 30;
 
-/** sessionStorage key of this tab's choice from `?crossTab=off` (or `on`). */
-const CROSS_TAB_KEY = 'showcase.crossTab';
-
 /**
  * Whether this tab runs cross-tab sync: yes, unless a page of this tab was loaded with
  * `?crossTab=off` (until one is loaded with `?crossTab=on`). Off, only the server's overlap window
  * keeps tabs that refresh at once from ending the session: for the browser tests, and to watch it.
  * Read once, when the app starts.
  */
-const crossTabSync = readCrossTabChoice();
+const crossTabSync = readTabChoice('crossTab');
 
 /** No interceptors besides the app's own: a real server answers with real HttpErrorResponses. */
 export const backendInterceptors: readonly HttpInterceptorFn[] = [];
@@ -39,17 +37,4 @@ export function provideBackend(): EnvironmentProviders {
   return makeEnvironmentProviders([
     { provide: LAB_TABS, useValue: { crossTabSync, reuseIntervalSeconds: REFRESH_TOKEN_REUSE_INTERVAL_SECONDS } },
   ]);
-}
-
-function readCrossTabChoice(): boolean {
-  try {
-    // sessionStorage, so the choice survives the redirects to and from the login page and reloads
-    // of this tab, and stays out of every other tab.
-    const asked = new URLSearchParams(location.search).get('crossTab');
-    if (asked === 'off' || asked === 'on') sessionStorage.setItem(CROSS_TAB_KEY, asked);
-    return sessionStorage.getItem(CROSS_TAB_KEY) !== 'off';
-  } catch {
-    // No storage (blocked by the browser's settings): the default.
-    return true;
-  }
 }

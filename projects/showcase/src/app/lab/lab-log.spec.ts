@@ -2,7 +2,14 @@ import { HttpClient, HttpContext, provideHttpClient, withInterceptors } from '@a
 import { HttpTestingController, provideHttpClientTesting } from '@angular/common/http/testing';
 import { inject } from '@angular/core';
 import { TestBed } from '@angular/core/testing';
-import { provideTokenRefresh, tokenRefreshInterceptor } from 'ngx-token-refresh';
+import {
+  type TokenRefreshFeature,
+  injectTokenRefresh,
+  provideTokenRefresh,
+  tokenRefreshInterceptor,
+  withProactiveRefresh,
+} from 'ngx-token-refresh';
+import { createTestJwt } from 'ngx-token-refresh/testing';
 
 import { LAB_CALL } from './lab-call';
 import { labCallTracker } from './lab-call-tracker';
@@ -52,23 +59,125 @@ describe('the auth lab timeline', () => {
   });
 });
 
-const UNAUTHORIZED = { status: 401, statusText: 'Unauthorized' };
+describe('the auth lab’s refreshes', () => {
+  beforeEach(() => jest.useFakeTimers({ now: START }));
+  afterEach(() => {
+    TestBed.inject(HttpTestingController).verify();
+    jest.useRealTimers();
+  });
 
-function setup() {
+  it('follows when the next refresh is due, and lists a refresh ahead of expiry as such', () => {
+    const { httpTesting, log, state } = setup(withProactiveRefresh());
+    expect(log.nextRefreshAt()).toBeNull();
+
+    state.setToken(token(30));
+    // A 30-second token: due about three quarters into its life (the library errs up to a second early).
+    const due = log.nextRefreshAt() ?? NaN;
+    expect(due - START).toBeGreaterThanOrEqual(21_000);
+    expect(due - START).toBeLessThanOrEqual(22_500);
+    expect(log.refreshes()).toEqual([]);
+
+    jest.advanceTimersByTime(due - START);
+    expect(log.refreshes()).toEqual([{ id: 1, at: due, cause: 'ahead of expiry', outcome: 'pending' }]);
+    httpTesting.expectOne('/auth/refresh').flush({ accessToken: token(30) });
+
+    expect(log.refreshes()).toEqual([{ id: 1, at: due, cause: 'ahead of expiry', outcome: 'refreshed' }]);
+    expect((log.nextRefreshAt() ?? NaN) - due).toBeGreaterThanOrEqual(21_000);
+    expect((log.nextRefreshAt() ?? NaN) - due).toBeLessThanOrEqual(22_500);
+    state.setToken(null);
+    expect(log.nextRefreshAt()).toBeNull();
+  });
+
+  it('tells a failed refresh ahead of expiry (the token stays) from one after a 401, and the ones without a call', () => {
+    const { http, httpTesting, log, state } = setup(withProactiveRefresh());
+    state.setToken(token(30));
+    jest.advanceTimersByTime(DUE_30_S);
+    httpTesting.expectOne('/auth/refresh').flush(null, { status: 503, statusText: 'Service Unavailable' });
+    expect(state.token()).not.toBeNull();
+
+    log.start(1);
+    fire(http, 1);
+    httpTesting.expectOne('/api/v1/users/1').flush(null, UNAUTHORIZED);
+    httpTesting.expectOne('/auth/refresh').flush({ accessToken: token(30) });
+    httpTesting.expectOne('/api/v1/users/1').flush({ id: 1 });
+    // Started without a call while there is a token, and not ahead: withProactiveRefresh's refresh of
+    // a token that expired while the page was hidden or the device asleep.
+    state.refresh().subscribe();
+    httpTesting.expectOne('/auth/refresh').flush({ accessToken: token(30) });
+    // Without a token: authGuard's restoreSession, when a tab starts.
+    state.setToken(null);
+    state.refresh().subscribe({ error: () => undefined });
+    httpTesting.expectOne('/auth/refresh').flush(null, UNAUTHORIZED);
+
+    expect(log.refreshes().map(({ cause, outcome }) => `${cause}: ${outcome}`)).toEqual([
+      'restoring the session: failed',
+      'expired while away: refreshed',
+      'after a 401: refreshed',
+      'ahead of expiry: failed, token kept',
+    ]);
+  });
+
+  it('counts the refresh of a burst, but not a refresh ahead of expiry after it', () => {
+    const { http, httpTesting, log, state } = setup(withProactiveRefresh());
+    state.setToken(token(30));
+    const ids = log.start(2);
+    for (const id of ids) fire(http, id);
+    for (const id of ids) httpTesting.expectOne(`/api/v1/users/${id}`).flush(null, UNAUTHORIZED);
+    httpTesting.expectOne('/auth/refresh').flush({ accessToken: token(30) });
+    for (const id of ids) httpTesting.expectOne(`/api/v1/users/${id}`).flush({ id });
+    expect(log.burstRefreshes()).toBe(1);
+
+    jest.advanceTimersByTime(DUE_30_S);
+    httpTesting.expectOne('/auth/refresh').flush({ accessToken: token(30) });
+
+    expect(log.refreshes().map(({ cause }) => cause)).toEqual(['ahead of expiry', 'after a 401']);
+    expect(log.burstRefreshes()).toBe(1);
+    log.start(1);
+    expect(log.burstRefreshes()).toBe(0);
+  });
+
+  it('keeps the newest five refreshes', () => {
+    const { httpTesting, log, state } = setup();
+    for (let i = 0; i < 7; i++) {
+      state.refresh().subscribe();
+      httpTesting.expectOne('/auth/refresh').flush({ accessToken: token(30) });
+    }
+    expect(log.refreshes().map(({ id }) => id)).toEqual([7, 6, 5, 4, 3]);
+    // Without withProactiveRefresh nothing is ever due.
+    expect(log.nextRefreshAt()).toBeNull();
+  });
+});
+
+const UNAUTHORIZED = { status: 401, statusText: 'Unauthorized' };
+const START = Date.UTC(2030, 0, 1, 12);
+/** By then a 30-second token's refresh ahead of expiry has started (due 7.5 s, or up to 8.5 s, before its exp). */
+const DUE_30_S = 22_500;
+
+/** A JWT issued now (the fake clock's now) that lives `seconds`. */
+function token(seconds: number): string {
+  const now = Math.floor(Date.now() / 1000);
+  return createTestJwt({ iat: now, exp: now + seconds });
+}
+
+function setup(...features: TokenRefreshFeature[]) {
   TestBed.configureTestingModule({
     providers: [
       provideHttpClient(withInterceptors([tokenRefreshInterceptor, labCallTracker])),
       provideHttpClientTesting(),
-      provideTokenRefresh({
-        refreshApiCall: () => inject(HttpClient).post('/auth/refresh', null, { observe: 'response' }),
-        extractToken: (response) => (response.body as { accessToken: string }).accessToken,
-      }),
+      provideTokenRefresh(
+        {
+          refreshApiCall: () => inject(HttpClient).post('/auth/refresh', null, { observe: 'response' }),
+          extractToken: (response) => (response.body as { accessToken: string }).accessToken,
+        },
+        ...features,
+      ),
     ],
   });
   return {
     http: TestBed.inject(HttpClient),
     httpTesting: TestBed.inject(HttpTestingController),
     log: TestBed.inject(LabLog),
+    state: TestBed.runInInjectionContext(() => injectTokenRefresh()),
   };
 }
 

@@ -4,7 +4,7 @@ import { provideZonelessChangeDetection } from '@angular/core';
 import { TestBed } from '@angular/core/testing';
 import { Router, provideRouter } from '@angular/router';
 import { RouterTestingHarness } from '@angular/router/testing';
-import { AuthClient, provideAuth, tokenRefreshInterceptor } from 'ngx-token-refresh';
+import { AuthClient, provideAuth, tokenRefreshInterceptor, withProactiveRefresh } from 'ngx-token-refresh';
 import { createTestJwt } from 'ngx-token-refresh/testing';
 import { firstValueFrom } from 'rxjs';
 
@@ -17,6 +17,8 @@ import {
   provideBackend,
 } from '../backend-providers.real';
 import { labCallTracker } from '../lab/lab-call-tracker';
+import { provideLabLog } from '../lab/lab-log';
+import { LAB_PROACTIVE } from '../lab/lab-proactive';
 import { byTestId, settle, setupShowcase, signIn } from '../showcase-test-bed.spec-helper';
 
 describe('AuthLabPage', () => {
@@ -50,6 +52,28 @@ describe('AuthLabPage', () => {
     expect(rows).toHaveLength(10);
     const steps = [...(rows[0]?.querySelectorAll('.step') ?? [])].map((step) => step.textContent?.trim());
     expect(steps).toEqual(['sent', '401', 'queued', 'refresh', 'repeated', '200']);
+  });
+
+  it('shows proactive refresh on, the next refresh due about 22 s after sign-in (a 30 s token), and each refresh’s cause', async () => {
+    const harness = await setupShowcase();
+    await signIn();
+    await harness.navigateByUrl('/lab');
+    await settle(harness);
+
+    expect(byTestId('proactive')?.textContent?.trim()).toBe('on');
+    expect(byTestId('proactive-switch')?.textContent?.trim()).toBe('turn off');
+    expect(byTestId('proactive-switch')?.getAttribute('href')).toMatch(/^\/[^?]*\?proactive=off$/);
+    expect(byTestId('proactive-switch')?.parentElement?.textContent).toContain('signs out');
+    expect(byTestId('next-refresh')?.textContent?.trim()).toMatch(/^in (2[0-3]) s \(.+\)$/);
+    expect(document.querySelectorAll('[data-testid="refresh-row"]')).toHaveLength(0);
+
+    byTestId('expire-token')?.click();
+    byTestId('fire-calls')?.click();
+    await settle(harness);
+
+    expect(refreshRows()).toEqual(['after a 401 · refreshed']);
+    expect(byTestId('burst-refresh-count')?.textContent?.trim()).toBe('1');
+    expect(byTestId('next-refresh')?.textContent?.trim()).toMatch(/^in (2[0-3]) s \(.+\)$/);
   });
 
   it('with the refresh token revoked, returns to the login page, which says that the session has ended', async () => {
@@ -151,8 +175,76 @@ describe('AuthLabPage against a real server (no backend switches)', () => {
   });
 });
 
-/** The showcase's `real` providers, with the server played by HttpTestingController; signed in, on the lab. */
-async function openLabAgainstServer(): Promise<{ harness: RouterTestingHarness; httpTesting: HttpTestingController }> {
+describe('AuthLabPage against a real server: refreshes ahead of expiry', () => {
+  afterEach(() => {
+    TestBed.inject(HttpTestingController).verify();
+    jest.useRealTimers();
+  });
+
+  it('lists a refresh ahead of expiry as such, counts it as a refresh call but not in the burst before it', async () => {
+    // Fake timers that also move with real time, so the page renders as usual; the test jumps ahead.
+    jest.useFakeTimers({ now: Date.UTC(2030, 0, 1, 12), advanceTimers: true });
+    const { harness, httpTesting } = await openLabAgainstServer({ lifetimeSeconds: 30 });
+    // A 30-second token: due about three quarters into its life.
+    expect(byTestId('next-refresh')?.textContent?.trim()).toMatch(/^in 2[0-3] s \(.+\)$/);
+    byTestId('fire-calls')?.click();
+    for (const call of httpTesting.match(USER_CALL)) call.flush({ id: 1, name: 'Ada', email: 'ada@example.com' });
+    await settle(harness);
+    expect(byTestId('success-count')?.textContent?.trim()).toBe('10');
+
+    await jest.advanceTimersByTimeAsync(22_500);
+    httpTesting.expectOne('/auth/refresh').flush({ accessToken: jwt(30) });
+    await settle(harness);
+
+    expect(refreshRows()).toEqual(['ahead of expiry · refreshed']);
+    expect(byTestId('refresh-count')?.textContent?.trim()).toBe('1');
+    expect(byTestId('burst-refresh-count')?.textContent?.trim()).toBe('0');
+    expect(byTestId('next-refresh')?.textContent?.trim()).toMatch(/^in 2[0-3] s \(.+\)$/);
+  });
+
+  it('after a reload, shows the restore as such and not as a refresh of this page, with the next refresh due', async () => {
+    const { harness, httpTesting } = await openLabAgainstServer({ restore: true });
+
+    expect(refreshRows()).toEqual(['restoring the session · refreshed']);
+    expect(byTestId('refresh-count')?.textContent?.trim()).toBe('0');
+    expect(byTestId('next-refresh')?.textContent?.trim()).toMatch(/^in 8[34][0-9] s \(.+\)$/);
+
+    byTestId('fire-calls')?.click();
+    for (const call of httpTesting.match(USER_CALL)) call.flush({ id: 1, name: 'Ada', email: 'ada@example.com' });
+    await settle(harness);
+    expect(byTestId('burst-refresh-count')?.textContent?.trim()).toBe('0');
+    expect(byTestId('refresh-count')?.textContent?.trim()).toBe('0');
+  });
+
+  it('with ?proactive=off, says so, offers to turn it on, and plans nothing', async () => {
+    await openLabAgainstServer({ proactive: false });
+
+    expect(byTestId('proactive')?.textContent?.trim()).toBe('off');
+    expect(byTestId('proactive-switch')?.textContent?.trim()).toBe('turn on');
+    expect(byTestId('proactive-switch')?.getAttribute('href')).toMatch(/\?proactive=on$/);
+    expect(byTestId('proactive-switch')?.parentElement?.textContent).not.toContain('signs out');
+    expect(byTestId('next-refresh')).toBeNull();
+    expect(byTestId('next-refresh-note')?.textContent).toContain('first call that meets a 401');
+  });
+});
+
+interface LabOptions {
+  /** Whether the tab runs withProactiveRefresh(), as app.config.ts decides from ?proactive (default: yes). */
+  readonly proactive?: boolean;
+  /** Open the lab as after a reload: no token, so authGuard restores the session with one refresh. */
+  readonly restore?: boolean;
+  /** How long the server's access tokens live (default: createTestJwt's 15 minutes). */
+  readonly lifetimeSeconds?: number;
+}
+
+/**
+ * The showcase's `real` providers, wired as app.config.ts wires them, with the server played by
+ * HttpTestingController; signed in (or restored), on the lab.
+ */
+async function openLabAgainstServer(
+  options: LabOptions = {},
+): Promise<{ harness: RouterTestingHarness; httpTesting: HttpTestingController }> {
+  const { proactive = true, restore = false, lifetimeSeconds = 15 * 60 } = options;
   TestBed.configureTestingModule({
     providers: [
       provideZonelessChangeDetection(),
@@ -160,18 +252,43 @@ async function openLabAgainstServer(): Promise<{ harness: RouterTestingHarness; 
       provideHttpClient(withInterceptors([tokenRefreshInterceptor, labCallTracker, ...backendInterceptors])),
       provideBackend(),
       provideHttpClientTesting(),
-      provideAuth({ baseUrl: '/auth' }, ...authFeatures),
+      provideAuth({ baseUrl: '/auth' }, ...(proactive ? [withProactiveRefresh()] : []), ...authFeatures),
+      { provide: LAB_PROACTIVE, useValue: proactive },
+      provideLabLog(),
     ],
   });
   const httpTesting = TestBed.inject(HttpTestingController);
+  if (restore) {
+    const harness = await RouterTestingHarness.create();
+    const opened = harness.navigateByUrl('/lab');
+    // authGuard's restoreSession asks for a refresh (the page waits for it: no whenStable here).
+    for (let i = 0; i < 3; i++) await new Promise((resolve) => setTimeout(resolve, 0));
+    httpTesting.expectOne('/auth/refresh').flush({ accessToken: jwt(lifetimeSeconds) });
+    await opened;
+    await settle(harness);
+    return { harness, httpTesting };
+  }
   const signedIn = firstValueFrom(TestBed.inject(AuthClient).login({ username: 'ada', password: 'lovelace' }), {
     defaultValue: undefined,
   });
-  httpTesting.expectOne('/auth/login').flush({ accessToken: createTestJwt({ sub: 'ada' }) });
+  httpTesting.expectOne('/auth/login').flush({ accessToken: jwt(lifetimeSeconds) });
   await signedIn;
   const harness = await RouterTestingHarness.create('/lab');
   await settle(harness);
   return { harness, httpTesting };
+}
+
+/** An access token for ada, issued now, that lives `seconds`. */
+function jwt(seconds: number): string {
+  const now = Math.floor(Date.now() / 1000);
+  return createTestJwt({ sub: 'ada', iat: now, exp: now + seconds });
+}
+
+/** The lab's list of refreshes, newest first: "cause · outcome". */
+function refreshRows(): string[] {
+  return [...document.querySelectorAll('[data-testid="refresh-row"]')].map((row) =>
+    [...row.querySelectorAll('.chip')].map((chip) => chip.textContent?.trim()).join(' · '),
+  );
 }
 
 const USER_CALL = (request: HttpRequest<unknown>): boolean => /^\/api\/v1\/users\/\d+$/.test(request.url);

@@ -14,13 +14,15 @@ import { interval } from 'rxjs';
 import { LAB_BACKEND } from '../lab/lab-backend';
 import { LAB_CALL } from '../lab/lab-call';
 import { LabLog } from '../lab/lab-log';
+import { LabRefreshesCard } from './lab-refreshes-card';
 import { LabTabsCard } from './lab-tabs-card';
 
 /**
  * Makes the mechanism visible: the access token's remaining life, switches to expire it or to
- * revoke the refresh token, a burst of N parallel calls, each call's timeline, and how this tab
- * shares its session with other tabs. Against a real server (no LAB_BACKEND) the switches are gone,
- * tokens expire on their own, and refreshes are counted from the library's events.
+ * revoke the refresh token, a burst of N parallel calls, each call's timeline, this tab's refreshes
+ * (proactive refresh on or off, the next one due, what started each), and how this tab shares its
+ * session with other tabs. Against a real server (no LAB_BACKEND) the switches are gone, tokens
+ * expire on their own, and refreshes are counted from the library's events.
  */
 @Component({
   selector: 'app-auth-lab-page',
@@ -33,6 +35,7 @@ import { LabTabsCard } from './lab-tabs-card';
     MatInputModule,
     MatSelectModule,
     MatSliderModule,
+    LabRefreshesCard,
     LabTabsCard,
   ],
   template: `
@@ -55,7 +58,8 @@ import { LabTabsCard } from './lab-tabs-card';
               </div>
             } @else {
               <p class="muted" data-testid="real-server-note">
-                A real server: the token expires when its time runs out, then the next call refreshes it.
+                A real server: the token expires when its time runs out. Proactive refresh renews it shortly before,
+                unless it lives 5 s or less; otherwise the next call after it expired refreshes it.
               </p>
             }
           </mat-card-content>
@@ -115,10 +119,12 @@ import { LabTabsCard } from './lab-tabs-card';
             <p>
               Succeeded: <strong data-testid="success-count">{{ succeeded() }}</strong> · Failed:
               <strong data-testid="failure-count">{{ failed() }}</strong> · Refreshes in this burst:
-              <strong data-testid="burst-refresh-count">{{ burstRefreshes() }}</strong>
+              <strong data-testid="burst-refresh-count">{{ log.burstRefreshes() }}</strong>
             </p>
           </mat-card-content>
         </mat-card>
+
+        <app-lab-refreshes-card />
 
         <app-lab-tabs-card />
       </section>
@@ -137,7 +143,9 @@ import { LabTabsCard } from './lab-tabs-card';
             }
           </div>
         } @empty {
-          <p class="muted">Fire a burst to see each call's way: sent → 401 → queued → refresh → repeated → 200.</p>
+          <p class="muted">
+            Fire a burst to see each call's way; with an expired token: sent → 401 → queued → refresh → repeated → 200.
+          </p>
         }
       </section>
     </main>
@@ -209,8 +217,6 @@ export class AuthLabPage {
   /** Refresh calls this tab made while this page was open (a real server has no counter to read). */
   private readonly refreshesMade = signal(0);
   protected readonly refreshCalls = computed(() => this.server?.refreshCalls() ?? this.refreshesMade());
-  private readonly refreshesBefore = signal(0);
-  protected readonly burstRefreshes = computed(() => this.refreshCalls() - this.refreshesBefore());
   protected readonly succeeded = computed(() => this.log.calls().filter((call) => call.outcome === 'ok').length);
   protected readonly failed = computed(() => this.log.calls().filter((call) => call.outcome === 'failed').length);
 
@@ -254,7 +260,6 @@ export class AuthLabPage {
 
   /** Fires `count` calls at once, each tagged with its number so its timeline can be drawn. */
   protected fire(): void {
-    this.refreshesBefore.set(this.refreshCalls());
     for (const id of this.log.start(this.count())) {
       this.http.get(`/api/v1/users/${id}`, { context: new HttpContext().set(LAB_CALL, id) }).subscribe({
         error: (error: unknown) => this.log.fail(id, error instanceof HttpErrorResponse ? error.status : 0),
