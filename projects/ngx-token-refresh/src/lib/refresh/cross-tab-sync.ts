@@ -139,7 +139,9 @@ export class CrossTabSync implements RefreshCoordinator {
 
   announce(token: string | null): void {
     if (token === null) this.#post({ type: 'signedOut' });
-    else if (this.#settings.shareToken) this.#post({ type: 'token', token, version: ++this.#version });
+    // Shared as a refreshed token is, version lock included: a tab opened later starts from that
+    // version, so its own first token counts as newer here.
+    else if (this.#settings.shareToken) void this.#share(token);
   }
 
   /** This tab's turn, holding the lock: refresh, unless another tab's token is about to arrive. */
@@ -180,7 +182,7 @@ export class CrossTabSync implements RefreshCoordinator {
     subscriber.complete();
   }
 
-  /** Posts a refreshed token, then holds the lock of its version (see the class comment). */
+  /** Posts a new token (refreshed, or the app's), then holds the lock of its version (see the class comment). */
   async #share(token: string): Promise<void> {
     const version = Math.max(this.#version, await this.#latestVersion()) + 1;
     this.#version = version;

@@ -23,8 +23,8 @@ const MAX_BACKOFF_MS = 300_000;
 /**
  * Refreshes the token shortly before it expires, so steady traffic never meets a 401:
  *
- * - Due `leadTime` before the token's `exp`, but never before three quarters of its lifetime
- *   (`exp - iat`) have passed, so short tokens are not refreshed right away.
+ * - Due `leadTime` before the token's `exp`, but never more than a quarter of its lifetime
+ *   (`exp - iat`) early, so short tokens are not refreshed right away.
  * - Clock skew: the server's clock is read from the `iat` of each fresh token against this device's
  *   clock when the token arrived, so a device whose clock is minutes off still refreshes on time.
  *   A token put back (restored after a reload) is not fresh: the last offset measured is used, or,

@@ -225,6 +225,25 @@ describe('withCrossTabSync', () => {
     await expect(second.get('/a')).resolves.toBe('/a');
   });
 
+  it('a tab opened after a sign-in shares its first refresh with the tab that signed in', async () => {
+    const setup = () => [provideTokenRefresh(FAKE_REFRESH, withCrossTabSync())];
+    const first = await openTab(browser, 1, server, setup());
+    tabs.push(first);
+    first.state.setToken('token-0'); // the sign-in, posted before the second tab existed
+    await pause(5);
+    const second = await openTab(browser, 2, server, setup());
+    tabs.push(second);
+    await pause(5);
+
+    // The new tab restores its session with a refresh: its token must reach the first tab, whose
+    // sign-in it never heard (a version equal to the sign-in's would be taken for an old one).
+    await firstValueFrom(second.state.refresh());
+    await pause(20);
+
+    expect(second.state.token()).toBe('token-1');
+    expect(first.state.token()).toBe('token-1');
+  });
+
   it('ignores whatever else arrives on its channel', async () => {
     const [tab] = await openTabs(1);
     for (const stranger of [

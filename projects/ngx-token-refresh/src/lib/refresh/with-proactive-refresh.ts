@@ -7,8 +7,8 @@ import { type TokenRefreshFeature, makeTokenRefreshFeature } from './token-refre
 export interface ProactiveRefreshOptions {
   /**
    * How long before the access token expires to refresh it, in milliseconds. At most a quarter of
-   * the token's lifetime is used, so a token serves at least three quarters of its life (a
-   * 30-second token is refreshed 7.5 s before it expires). Keep it longer than a round trip plus a
+   * the token's lifetime is used (a 30-second token is refreshed 7.5 s before its expiry as estimated,
+   * which errs up to a second early: about 21.5 s after it was issued). Keep it longer than a round trip plus a
    * second (`iat` and `exp` count whole seconds). Default: `60_000` (one minute).
    */
   readonly leadTime?: number;
