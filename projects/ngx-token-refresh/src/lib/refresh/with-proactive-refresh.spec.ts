@@ -156,6 +156,18 @@ function setup(
   };
 }
 
+/** An application wired with `provideAuth` (session storage, no cross-tab sync) and `feature`. */
+function setupAuth(server: ClockServer, feature = withProactiveRefresh()): TokenRefreshState {
+  TestBed.configureTestingModule({
+    providers: [
+      provideHttpClient(withInterceptors([tokenRefreshInterceptor])),
+      { provide: HttpBackend, useValue: server.backend },
+      provideAuth({ tokenStorage: 'session' }, feature, withNoCrossTabSync()),
+    ],
+  });
+  return TestBed.runInInjectionContext(() => injectTokenRefresh());
+}
+
 /** Lets `ms` of virtual time pass, running timers and the promises they resolve. */
 const advance = (ms: number) => jest.advanceTimersByTimeAsync(ms);
 
@@ -183,6 +195,7 @@ describe('withProactiveRefresh', () => {
 
   afterEach(() => {
     TestBed.resetTestingModule();
+    sessionStorage.clear();
     delete (document as { visibilityState?: unknown }).visibilityState;
     jest.useRealTimers();
   });
@@ -282,14 +295,7 @@ describe('withProactiveRefresh', () => {
       server.skewMs = 10 * MINUTE;
       const stored = server.issue();
       sessionStorage.setItem('ngx-token-refresh.accessToken', stored);
-      TestBed.configureTestingModule({
-        providers: [
-          provideHttpClient(withInterceptors([tokenRefreshInterceptor])),
-          { provide: HttpBackend, useValue: server.backend },
-          provideAuth({ tokenStorage: 'session' }, withProactiveRefresh(), withNoCrossTabSync()),
-        ],
-      });
-      const state = TestBed.runInInjectionContext(() => injectTokenRefresh());
+      const state = setupAuth(server);
       const events: TokenRefreshEvent[] = [];
       state.events.subscribe((event) => events.push(event));
       expect(state.token()).toBe(stored);
@@ -304,7 +310,6 @@ describe('withProactiveRefresh', () => {
       // The refreshed token is fresh: its iat gives the offset, and the next one is on time.
       const due = events.filter((event) => event.type === 'refreshScheduled').at(-1);
       expect(due).toEqual({ type: 'refreshScheduled', at: START + 38 * MINUTE - SECOND + server.latencyMs });
-      sessionStorage.clear();
     });
   });
 
@@ -652,14 +657,7 @@ describe('withProactiveRefresh', () => {
       globals.ngDevMode = devMode;
     }
     const server = new ClockServer();
-    TestBed.configureTestingModule({
-      providers: [
-        provideHttpClient(withInterceptors([tokenRefreshInterceptor])),
-        { provide: HttpBackend, useValue: server.backend },
-        provideAuth({}, feature, withNoCrossTabSync()),
-      ],
-    });
-    TestBed.runInInjectionContext(() => injectTokenRefresh()).setToken(server.issue());
+    setupAuth(server, feature).setToken(server.issue());
     await advance(MINUTE);
     expect(server.refreshes).toEqual([]);
     await advance(13 * MINUTE);
@@ -679,14 +677,7 @@ describe('withProactiveRefresh', () => {
   it('works through provideAuth: the session store gets the new token, and a passing failure keeps the session', async () => {
     const server = new ClockServer();
     server.lifetimeSeconds = 120;
-    TestBed.configureTestingModule({
-      providers: [
-        provideHttpClient(withInterceptors([tokenRefreshInterceptor])),
-        { provide: HttpBackend, useValue: server.backend },
-        provideAuth({ tokenStorage: 'session' }, withProactiveRefresh(), withNoCrossTabSync()),
-      ],
-    });
-    const state = TestBed.runInInjectionContext(() => injectTokenRefresh());
+    const state = setupAuth(server);
     const events: TokenRefreshEvent[] = [];
     const tokens: (string | null)[] = [];
     state.events.subscribe((event) => {
@@ -708,7 +699,6 @@ describe('withProactiveRefresh', () => {
     expect(tokens).not.toContain(null);
     expect(state.token()).toBe(kept);
     expect(sessionStorage.getItem('ngx-token-refresh.accessToken')).toBe(kept);
-    sessionStorage.clear();
   });
 
   it('property: with any clock skew, lifetime, lead time and latency, steady calls never meet a 401 and each token is refreshed once, on time', async () => {
