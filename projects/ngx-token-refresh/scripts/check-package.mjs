@@ -1,0 +1,34 @@
+// Checks the package as users get it: packs the built library (dist/ngx-token-refresh, after
+// `npm run build:lib`) with `npm pack`, then lints the tarball with publint (package.json fields,
+// exports, files) and @arethetypeswrong/cli (whether every entry point resolves to JavaScript and
+// types). attw runs with the `esm-only` profile: the Angular Package Format ships ES modules only, so
+// `require()` from CommonJS and node10 resolution (which has no `exports`, and so no
+// `ngx-token-refresh/testing`) are not supported, as for every Angular package.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const dist = join(dirname(fileURLToPath(import.meta.url)), '../../../dist/ngx-token-refresh');
+if (!existsSync(join(dist, 'package.json'))) {
+  console.error('check-package: build the library first (npm run build:lib).');
+  process.exit(1);
+}
+
+const folder = mkdtempSync(join(tmpdir(), 'ngx-token-refresh-pack-'));
+try {
+  const [{ filename }] = JSON.parse(
+    execFileSync('npm', ['pack', dist, '--pack-destination', folder, '--json'], { encoding: 'utf8' }),
+  );
+  const tarball = join(folder, filename);
+  // Run through `npm run check:package`, which puts node_modules/.bin on the PATH.
+  const run = (command, args) => {
+    console.log(`== ${command} ${args.join(' ')}`);
+    execFileSync(command, args, { stdio: 'inherit' });
+  };
+  run('publint', [tarball, '--strict']);
+  run('attw', [tarball, '--profile', 'esm-only']);
+} finally {
+  rmSync(folder, { recursive: true, force: true });
+}
