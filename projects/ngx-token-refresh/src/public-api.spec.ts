@@ -9,10 +9,15 @@ describe('ngx-token-refresh entry points', () => {
   // Angular and RxJS load first (they are not under test), so only the library's own modules run
   // under the traps below.
   beforeAll(async () => {
-    await Promise.all([import('@angular/core'), import('@angular/common/http'), import('rxjs')]);
+    await Promise.all([
+      import('@angular/core'),
+      import('@angular/common/http'),
+      import('@angular/router'),
+      import('rxjs'),
+    ]);
   });
 
-  it.each(['ngx-token-refresh', 'ngx-token-refresh/testing'])(
+  it.each(['ngx-token-refresh', 'ngx-token-refresh/testing', 'ngx-token-refresh/router'])(
     '%s can be imported without window or document',
     async (name) => {
       const touched: string[] = [];

@@ -38,10 +38,15 @@ export { UsersService } from './lib/api/users-service';
 // Service client: authentication
 export { AuthClient } from './lib/auth/auth-client';
 export type { AuthConfig, RefreshTokenStore } from './lib/auth/auth-config';
-export { authGuard } from './lib/auth/auth-guard';
-export { navigateToLogin } from './lib/auth/navigate-to-login';
 export { parseJwtClaims } from './lib/auth/parse-jwt-claims';
 export type { JwtClaims } from './lib/auth/parse-jwt-claims';
 export { provideAuth } from './lib/auth/provide-auth';
 export { readAccessToken } from './lib/auth/read-access-token';
 export { safeReturnUrl } from './lib/auth/safe-return-url';
+
+// Internal (ɵ): for the library's own secondary entry points, which may import only this public API.
+/**
+ * Internal, not part of the public API: the resolved `provideAuth` configuration, for the library's
+ * own secondary entry point `ngx-token-refresh/router`. It may change or go away in any release.
+ */
+export { AUTH_CONFIG as ɵAUTH_CONFIG } from './lib/auth/auth-config';

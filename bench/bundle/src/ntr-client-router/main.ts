@@ -1,7 +1,8 @@
 import { provideHttpClient, withInterceptors } from '@angular/common/http';
 import { bootstrapApplication } from '@angular/platform-browser';
 import { provideRouter } from '@angular/router';
-import { navigateToLogin, provideAuth, provideUsersApi, tokenRefreshInterceptor } from 'ngx-token-refresh';
+import { provideAuth, provideUsersApi, tokenRefreshInterceptor } from 'ngx-token-refresh';
+import { navigateToLogin } from 'ngx-token-refresh/router';
 
 import { ClientApp } from '../client-app';
 import { baseProviders } from '../providers';

@@ -384,7 +384,7 @@ function logNextSteps(
   context.logger.info(`Set up ngx-token-refresh in ${file}: added ${added.map(([symbol]) => symbol).join(' and ')}.`);
   if (setup.kind === 'auth') {
     context.logger.info(
-      `Next: sign in with inject(AuthClient).login({ username, password }) and guard routes with authGuard. ` +
+      `Next: sign in with inject(AuthClient).login({ username, password }) and guard routes with authGuard (from ngx-token-refresh/router). ` +
         (withRouter
           ? `An ended session goes to /login (provideAuth's loginPath): give it a route.`
           : `Without a router, pass provideAuth an onSessionExpired of your own to handle an ended session.`),

@@ -87,7 +87,8 @@ import { provideRouter } from '@angular/router';
 
 import { routes } from './app.routes';
 import { provideHttpClient, withInterceptors } from '@angular/common/http';
-import { tokenRefreshInterceptor, provideAuth, navigateToLogin } from 'ngx-token-refresh';
+import { tokenRefreshInterceptor, provideAuth } from 'ngx-token-refresh';
+import { navigateToLogin } from 'ngx-token-refresh/router';
 
 export const appConfig: ApplicationConfig = {
   providers: [
@@ -120,9 +121,8 @@ export const appConfig: ApplicationConfig = {
     const { tree, logs } = await ngAdd(app(INTERCEPTORS_CONFIG));
     const config = tree.readText(CONFIG);
 
-    expect(config).toContain(
-      `import { tokenRefreshInterceptor, provideAuth, navigateToLogin } from 'ngx-token-refresh';`,
-    );
+    expect(config).toContain(`import { tokenRefreshInterceptor, provideAuth } from 'ngx-token-refresh';`);
+    expect(config).toContain(`import { navigateToLogin } from 'ngx-token-refresh/router';`);
     expect(config).toContain(`
   providers: [
     provideRouter(routes),
@@ -304,6 +304,9 @@ export const appConfig: ApplicationConfig = {
           'in projects/app/src/app/app.config.ts.',
       );
       await expect(error).rejects.toThrow(byHand);
+      await expect(error).rejects.toThrow(
+        "tokenRefreshInterceptor, provideAuth from 'ngx-token-refresh' and navigateToLogin from 'ngx-token-refresh/router'.",
+      );
     });
 
     it('when the main file has no bootstrapApplication', async () => {
@@ -371,7 +374,7 @@ export const appConfig: ApplicationConfig = {
   }, 60_000);
 });
 
-/** Type-checks files (in memory) with the workspace's TypeScript, `ngx-token-refresh` mapped to its sources. */
+/** Type-checks files (in memory) with the workspace's TypeScript, `ngx-token-refresh` (and `/router`) mapped to their sources. */
 function typeCheck(files: Record<string, string>): string[] {
   const root = path.resolve(__dirname, '../../../..');
   const virtual = new Map(
@@ -386,7 +389,10 @@ function typeCheck(files: Record<string, string>): string[] {
     moduleResolution: ts.ModuleResolutionKind.Bundler,
     lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
     types: [],
-    paths: { 'ngx-token-refresh': [path.join(root, 'projects/ngx-token-refresh/src/public-api.ts')] },
+    paths: {
+      'ngx-token-refresh': [path.join(root, 'projects/ngx-token-refresh/src/public-api.ts')],
+      'ngx-token-refresh/router': [path.join(root, 'projects/ngx-token-refresh/router/src/public-api.ts')],
+    },
   };
   const host = ts.createCompilerHost(options);
   const { directoryExists, fileExists, readFile, getSourceFile } = host;

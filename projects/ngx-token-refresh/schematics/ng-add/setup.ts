@@ -4,6 +4,8 @@ import type { NgAddOptions } from './schema';
 
 /** The module this schematic installs. */
 export const LIBRARY = 'ngx-token-refresh';
+/** Its entry point for the parts that need the router (`navigateToLogin`, `authGuard`). */
+export const LIBRARY_ROUTER = 'ngx-token-refresh/router';
 export const HTTP = '@angular/common/http';
 export const CORE = '@angular/core';
 export const ROUTER = '@angular/router';
@@ -77,7 +79,7 @@ export function interceptorsFeatureCode(ref: SymbolRef): string {
 export function providerCode(setup: Setup, ref: SymbolRef, withRouter: boolean, indent: string): string {
   if (setup.kind === 'auth') {
     const provideAuth = ref('provideAuth', LIBRARY);
-    const onSessionExpired = withRouter ? `, onSessionExpired: ${ref('navigateToLogin', LIBRARY)}` : '';
+    const onSessionExpired = withRouter ? `, onSessionExpired: ${ref('navigateToLogin', LIBRARY_ROUTER)}` : '';
     return `${provideAuth}({ baseUrl: ${quote(setup.baseUrl)}${onSessionExpired} })`;
   }
   const provideTokenRefresh = ref('provideTokenRefresh', LIBRARY);
@@ -96,17 +98,18 @@ export function providerCode(setup: Setup, ref: SymbolRef, withRouter: boolean, 
 /** The providers to add by hand, for the messages of a refusal. */
 export function manualInstructions(setup: Setup): string {
   const plain: SymbolRef = (symbol) => symbol;
-  const symbols = [
-    'tokenRefreshInterceptor',
-    ...(setup.kind === 'auth' ? ['provideAuth', 'navigateToLogin'] : ['provideTokenRefresh']),
+  const auth = setup.kind === 'auth';
+  const imports = [
+    `provideHttpClient, withInterceptors${auth ? '' : ', HttpClient'} from '${HTTP}'`,
+    ...(auth ? [] : [`inject from '${CORE}'`]),
+    `tokenRefreshInterceptor, ${auth ? 'provideAuth' : 'provideTokenRefresh'} from '${LIBRARY}'`,
+    ...(auth ? [`navigateToLogin from '${LIBRARY_ROUTER}'`] : []),
   ];
   return (
     `Add these to the application's providers by hand (see the README of ngx-token-refresh, "Set up"):\n` +
     `  ${httpClientCode(plain)},\n` +
-    `  ${providerCode(setup, plain, setup.kind === 'auth', '  ')},\n` +
-    `importing provideHttpClient and withInterceptors${setup.kind === 'custom' ? ', HttpClient' : ''} from ` +
-    `'${HTTP}'${setup.kind === 'custom' ? `, inject from '${CORE}'` : ''} and ${symbols.join(', ')} from ` +
-    `'${LIBRARY}'. Keep interceptors that rewrite URLs before tokenRefreshInterceptor, and logging or ` +
-    `timing interceptors after it.`
+    `  ${providerCode(setup, plain, auth, '  ')},\n` +
+    `importing ${imports.slice(0, -1).join('; ')} and ${imports.at(-1)}. Keep interceptors that rewrite URLs ` +
+    `before tokenRefreshInterceptor, and logging or timing interceptors after it.`
   );
 }

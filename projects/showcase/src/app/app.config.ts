@@ -1,13 +1,8 @@
 import { provideHttpClient, withInterceptors } from '@angular/common/http';
 import { type ApplicationConfig, provideBrowserGlobalErrorListeners } from '@angular/core';
 import { provideRouter, withComponentInputBinding } from '@angular/router';
-import {
-  navigateToLogin,
-  provideAuth,
-  provideUsersApi,
-  tokenRefreshInterceptor,
-  withProactiveRefresh,
-} from 'ngx-token-refresh';
+import { provideAuth, provideUsersApi, tokenRefreshInterceptor, withProactiveRefresh } from 'ngx-token-refresh';
+import { navigateToLogin } from 'ngx-token-refresh/router';
 
 import { routes } from './app.routes';
 import { authFeatures, backendInterceptors, provideBackend } from './backend-providers';

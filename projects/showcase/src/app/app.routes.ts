@@ -1,5 +1,5 @@
 import type { Routes } from '@angular/router';
-import { authGuard } from 'ngx-token-refresh';
+import { authGuard } from 'ngx-token-refresh/router';
 
 /** Pages of the showcase; everything but the login page needs a session. */
 export const routes: Routes = [

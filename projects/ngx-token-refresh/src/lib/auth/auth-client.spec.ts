@@ -2,20 +2,13 @@ import { HttpClient, provideHttpClient, withInterceptors } from '@angular/common
 import { HttpTestingController, provideHttpClientTesting } from '@angular/common/http/testing';
 import { Component } from '@angular/core';
 import { TestBed } from '@angular/core/testing';
-import {
-  type ActivatedRouteSnapshot,
-  Router,
-  type RouterStateSnapshot,
-  type Routes,
-  provideRouter,
-} from '@angular/router';
+import { Router, type Routes, provideRouter } from '@angular/router';
 import {
   ApiError,
   AuthClient,
   type AuthConfig,
   type RefreshTokenStore,
   SKIP_TOKEN_REFRESH,
-  authGuard,
   parseJwtClaims,
   provideAuth,
   safeReturnUrl,
@@ -614,53 +607,6 @@ describe('safeReturnUrl', () => {
   });
 });
 
-describe('authGuard', () => {
-  afterEach(() => {
-    TestBed.inject(HttpTestingController).verify();
-    sessionStorage.clear();
-  });
-
-  it('lets the navigation through at once when there is a session', () => {
-    const { auth, httpTesting } = setup();
-    signIn(auth, httpTesting);
-
-    const result = TestBed.runInInjectionContext(() =>
-      authGuard({} as ActivatedRouteSnapshot, { url: '/users' } as RouterStateSnapshot),
-    );
-
-    expect(result).toBe(true);
-    httpTesting.expectNone('/auth/refresh');
-  });
-
-  it('without a session, restores it with one refresh and lets the navigation through', async () => {
-    const { auth, httpTesting, router } = setup();
-    const navigation = router.navigateByUrl('/users');
-    await macrotask();
-
-    httpTesting.expectOne('/auth/refresh').flush({ accessToken: 'restored-token' });
-
-    expect(await navigation).toBe(true);
-    expect(router.url).toBe('/users');
-    expect(auth.accessToken()).toBe('restored-token');
-  });
-
-  it('redirects to loginPath with ?returnUrl= the requested URL when the refresh fails', async () => {
-    const { httpTesting, router } = setup({ loginPath: '/sign-in' }, [
-      { path: 'sign-in', component: Page },
-      { path: 'users', component: Page, canActivate: [authGuard] },
-    ]);
-    const navigation = router.navigateByUrl('/users?page=2');
-    await macrotask();
-
-    httpTesting.expectOne('/auth/refresh').flush(errorBody('RefreshTokenExpired'), UNAUTHORIZED);
-    await navigation;
-    await macrotask();
-
-    expect(router.url).toBe('/sign-in?returnUrl=%2Fusers%3Fpage%3D2');
-    expect(router.parseUrl(router.url).queryParams).toEqual({ returnUrl: '/users?page=2' });
-  });
-});
-
 const UNAUTHORIZED = { status: 401, statusText: 'Unauthorized' };
 const ACCESS_TOKEN_KEY = 'ngx-token-refresh.accessToken';
 
@@ -669,10 +615,7 @@ class Page {}
 
 function setup(
   config: AuthConfig = {},
-  routes: Routes = [
-    { path: 'login', component: Page },
-    { path: 'users', component: Page, canActivate: [authGuard] },
-  ],
+  routes: Routes = [{ path: 'login', component: Page }],
   features: TokenRefreshFeature[] = [],
 ) {
   TestBed.configureTestingModule({
@@ -737,9 +680,4 @@ function spyOnStorage() {
 
 function base64Url(text: string): string {
   return btoa(text).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
-/** Lets the router run the steps of a navigation that wait on promises. */
-function macrotask(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve));
 }

@@ -63,7 +63,10 @@ export interface AuthConfig {
 export type ResolvedAuthConfig = Required<Omit<AuthConfig, 'refreshTokenStore' | 'onSessionExpired'>> &
   Pick<AuthConfig, 'refreshTokenStore' | 'onSessionExpired'>;
 
-/** The resolved configuration of the authentication client. */
+/**
+ * The resolved configuration of the authentication client. Internal, not part of the public API: the
+ * public API exports it as `ɵAUTH_CONFIG` only for the library's own `ngx-token-refresh/router`.
+ */
 export const AUTH_CONFIG = new InjectionToken<ResolvedAuthConfig>(
   typeof ngDevMode !== 'undefined' && ngDevMode ? 'AUTH_CONFIG' : '',
   {

@@ -8,11 +8,10 @@ import {
   AuthClient,
   type AuthConfig,
   UsersService,
-  authGuard,
-  navigateToLogin,
   provideAuth,
   tokenRefreshInterceptor,
 } from 'ngx-token-refresh';
+import { authGuard, navigateToLogin } from 'ngx-token-refresh/router';
 import { createTestJwt } from 'ngx-token-refresh/testing';
 import type { Observable } from 'rxjs';
 

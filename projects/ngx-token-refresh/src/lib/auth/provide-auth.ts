@@ -27,6 +27,8 @@ import { readAccessToken } from './read-access-token';
  *
  * @usageNotes
  * ```ts
+ * import { navigateToLogin } from 'ngx-token-refresh/router';
+ *
  * bootstrapApplication(App, {
  *   providers: [
  *     provideRouter(routes),

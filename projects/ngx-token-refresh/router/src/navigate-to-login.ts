@@ -1,8 +1,6 @@
 import { ErrorHandler, inject } from '@angular/core';
 import { Router } from '@angular/router';
-
-import type { ApiError } from '../errors/api-error';
-import { AUTH_CONFIG } from './auth-config';
+import { type ApiError, ɵAUTH_CONFIG as AUTH_CONFIG } from 'ngx-token-refresh';
 
 /**
  * An `onSessionExpired` for {@link provideAuth}: sends people to `loginPath`, with
@@ -11,8 +9,8 @@ import { AUTH_CONFIG } from './auth-config';
  * so the login page can say why it is shown ("your session has ended, please sign in again") rather
  * than look like a first visit; `?reason=signed-out` when the session ended because another tab signed
  * out (code `SignedOutElsewhere`, with `withCrossTabSync`). Called with no argument, it adds no reason. Does nothing in an app
- * without routes. A function of its own, not `provideAuth`'s default, so an app that does not route
- * never ships the router for it. Needs an injection context (`onSessionExpired` runs in one); a
+ * without routes. A function of its own, in `ngx-token-refresh/router`, not `provideAuth`'s default, so
+ * an app that does not route neither installs nor ships the router for it. Needs an injection context (`onSessionExpired` runs in one); a
  * navigation that fails is reported to the `ErrorHandler`.
  *
  * @param error the error that ended the session; with one, the URL carries `reason=expired` (or
@@ -21,6 +19,8 @@ import { AUTH_CONFIG } from './auth-config';
  *
  * @usageNotes
  * ```ts
+ * import { navigateToLogin } from 'ngx-token-refresh/router';
+ *
  * provideAuth({ baseUrl: '/auth', loginPath: '/login', onSessionExpired: navigateToLogin });
  *
  * // or as part of your own handler (pass the error on to keep the reason):

@@ -1,9 +1,7 @@
 import { inject } from '@angular/core';
 import { type CanActivateFn, Router } from '@angular/router';
+import { AuthClient, ɵAUTH_CONFIG as AUTH_CONFIG } from 'ngx-token-refresh';
 import { map } from 'rxjs';
-
-import { AuthClient } from './auth-client';
-import { AUTH_CONFIG } from './auth-config';
 
 /**
  * Lets a navigation through only with a session. Without a token it first tries to restore the
@@ -12,6 +10,8 @@ import { AUTH_CONFIG } from './auth-config';
  *
  * @usageNotes
  * ```ts
+ * import { authGuard } from 'ngx-token-refresh/router';
+ *
  * { path: 'users', component: UsersPage, canActivate: [authGuard] }
  * ```
  */
