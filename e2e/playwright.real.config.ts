@@ -10,6 +10,8 @@ const ZONE_SHOWCASE_PORT = 4312;
 const PROACTIVE_SERVER_PORT = 3102;
 /** The `real` build again, its proxy pointed at the second server. */
 const PROACTIVE_SHOWCASE_PORT = 4313;
+/** The `real-fetch` build (HttpClient over fetch), its proxy pointed at the first server. */
+const FETCH_SHOWCASE_PORT = 4314;
 
 /** The settings both reference servers share (each has its own port and access-token lifetime). */
 const SERVER_ENV = {
@@ -36,11 +38,14 @@ const SERVER_ENV = {
  *   so the SameSite=Strict cookie travels and nothing needs CORS;
  * - the same with the `real-zone` configuration (zone.js instead of zoneless), where the project
  *   `real-zone` runs only the tests tagged @zone, to keep the added time small;
+ * - the same with the `real-fetch` configuration (HttpClient over fetch, `withFetch()`, instead of
+ *   XMLHttpRequest), where the project `real-fetch` runs real-server.spec.ts: the cookie flow
+ *   (`withCredentials`) over fetch;
  * - for the project `real-proactive` (real-server-proactive.spec.ts), a second server whose access
  *   token lives 10 seconds, and the `real` build once more with its proxy pointed there. A 3-second
  *   token is shorter than `withProactiveRefresh()`'s least interval between refreshes (5 s), so it
  *   gets no timer and the tests above see the reactive refresh; a 10-second one is refreshed ahead
- *   of expiry, at three quarters of its life.
+ *   of expiry.
  */
 export default defineConfig({
   testDir: '.',
@@ -77,6 +82,12 @@ export default defineConfig({
       use: { baseURL: `http://127.0.0.1:${PROACTIVE_SHOWCASE_PORT}` },
     },
     {
+      // The cookie flow over fetch (withFetch(), Angular 22's default backend) instead of XMLHttpRequest.
+      name: 'real-fetch',
+      testMatch: 'real-server.spec.ts',
+      use: { baseURL: `http://127.0.0.1:${FETCH_SHOWCASE_PORT}` },
+    },
+    {
       name: 'real-zone',
       testMatch: 'real-server-tabs.spec.ts',
       grep: /@zone/,
@@ -105,6 +116,13 @@ export default defineConfig({
       url: `http://127.0.0.1:${SHOWCASE_PORT}`,
       reuseExistingServer: false,
       env: { PORT: String(SHOWCASE_PORT), API_ORIGIN: `http://127.0.0.1:${SERVER_PORT}` },
+    },
+    {
+      command: 'node e2e/serve-showcase.mjs dist/showcase-real-fetch/browser',
+      cwd: '..',
+      url: `http://127.0.0.1:${FETCH_SHOWCASE_PORT}`,
+      reuseExistingServer: false,
+      env: { PORT: String(FETCH_SHOWCASE_PORT), API_ORIGIN: `http://127.0.0.1:${SERVER_PORT}` },
     },
     {
       command: 'node e2e/serve-showcase.mjs dist/showcase-real-zone/browser',

@@ -50,6 +50,8 @@ test('after the access token expires, a burst of 10 calls makes exactly one POST
   expect([...finalStatuses.values()].every((status) => status === 200)).toBe(true);
   expect(answers.filter(({ status }) => status === 200)).toHaveLength(10);
   expect(answers.filter(({ status }) => status === 401).length).toBeGreaterThan(0);
+  // The refresh cookie travelled with HttpClient's backend of this build: fetch in `real-fetch`.
+  expect(network.kinds()).toEqual([test.info().project.name === 'real-fetch' ? 'fetch' : 'xhr']);
   const firstCall = page.getByTestId('call-row').first();
   await expect(firstCall).toContainText('refresh');
   await expect(firstCall).toContainText('200');
@@ -129,7 +131,10 @@ async function signIn(page: Page): Promise<void> {
 function recordNetwork(page: Page) {
   const refreshes: Request[] = [];
   const userCalls: { url: string; status: number }[] = [];
+  /** How the page sent its /auth and /api requests: 'xhr', or 'fetch' in the `real-fetch` build. */
+  const kinds = new Set<string>();
   page.on('request', (request) => {
+    if (/^\/(auth|api)\//.test(new URL(request.url()).pathname)) kinds.add(request.resourceType());
     if (request.method() === 'POST' && new URL(request.url()).pathname === '/auth/refresh') refreshes.push(request);
   });
   page.on('response', (response) => {
@@ -137,5 +142,5 @@ function recordNetwork(page: Page) {
       userCalls.push({ url: response.url(), status: response.status() });
     }
   });
-  return { refreshes: () => [...refreshes], userCalls: () => [...userCalls] };
+  return { refreshes: () => [...refreshes], userCalls: () => [...userCalls], kinds: () => [...kinds] };
 }

@@ -6,6 +6,7 @@ import { navigateToLogin } from 'ngx-token-refresh/router';
 
 import { routes } from './app.routes';
 import { authFeatures, backendInterceptors, provideBackend } from './backend-providers';
+import { httpBackendFeatures } from './http-backend-features';
 import { labCallTracker } from './lab/lab-call-tracker';
 import { provideLabLog } from './lab/lab-log';
 import { provideChangeDetection } from './provide-change-detection';
@@ -23,7 +24,9 @@ export const appConfig: ApplicationConfig = {
     // Zoneless; zone.js in the `real-zone` build, which the browser tests also run (see the file).
     provideChangeDetection(),
     provideRouter(routes, withComponentInputBinding()),
+    // XMLHttpRequest; fetch in the `real-fetch` build, which the browser tests also run (see the file).
     provideHttpClient(
+      ...httpBackendFeatures,
       withInterceptors([
         tokenRefreshInterceptor,
         // demo: records each auth-lab call's path through the interceptor
