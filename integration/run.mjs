@@ -1,0 +1,348 @@
+/* global fetch, setTimeout */
+// Runs one integration app against the packed library, as users get it.
+//
+//   node integration/run.mjs <app> [--skip-install]
+//
+// Needs the built library (npm run build:lib) and, for the browser test, Chromium (/usr/bin/chromium
+// or CHROME_BIN) and the root workspace's @playwright/test (npm ci at the root). Steps:
+//   pack        npm pack dist/ngx-token-refresh -> integration/.pack/ngx-token-refresh.tgz
+//   install     npm ci in the app (its lockfile), then npm install --no-save of that tarball; checks
+//               that the installed files are the packed ones
+//   ng add      the packed library's ng-add schematic, run again on the app, changes nothing
+//   build       ng build (production, server rendering, prerendering of /)
+//   ssr         the app's own server (dist/<app>/server/server.mjs) against stub-api.mjs: /profile
+//               rendered with an expired token (one refresh, data in the HTML), then four users
+//               rendered in parallel (no token or refresh crosses between them)
+//   browser     Playwright in Chromium: /burst, an expired token, five calls, one refresh on the wire
+//   unit        ng test (the app's own runner: Vitest), with the spec written as the README says
+//   bundle      ng build -c production,no-library; gzip of the browser bundles with and without the
+//               library, written to integration/RESULTS.md
+// Exits non-zero at the first failure.
+import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+import { startStubApi } from './stub-api.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..');
+const args = process.argv.slice(2);
+const appName = args.find((arg) => !arg.startsWith('--'));
+const skipInstall = args.includes('--skip-install');
+if (!appName || !existsSync(join(here, appName, 'angular.json'))) {
+  console.error('usage: node integration/run.mjs <app> [--skip-install]   (an app folder in integration/)');
+  process.exit(2);
+}
+const appDir = join(here, appName);
+const libDist = join(root, 'dist/ngx-token-refresh');
+const tarball = join(here, '.pack/ngx-token-refresh.tgz');
+const env = { ...process.env, NG_CLI_ANALYTICS: 'false', NG_FORCE_TTY: 'false' };
+const ng = (...ngArgs) => run('node', [join(appDir, 'node_modules/@angular/cli/bin/ng.js'), ...ngArgs], appDir);
+
+const started = Date.now();
+const timings = [];
+const cleanups = [];
+
+function run(command, commandArgs, cwd, extraEnv = {}) {
+  execFileSync(command, commandArgs, { cwd, stdio: 'inherit', env: { ...env, ...extraEnv } });
+}
+
+/** Like run, without blocking this process (whose event loop serves the stub API meanwhile). */
+function runAsync(command, commandArgs, cwd, extraEnv = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, commandArgs, { cwd, stdio: 'inherit', env: { ...env, ...extraEnv } });
+    child.once('error', reject);
+    child.once('exit', (code, signal) =>
+      code === 0 ? resolve() : reject(new Error(`${command} ${commandArgs.join(' ')}: exit ${code ?? signal}`)),
+    );
+  });
+}
+
+async function step(name, body) {
+  console.log(`\n== ${name}`);
+  const t0 = Date.now();
+  await body();
+  const seconds = (Date.now() - t0) / 1000;
+  timings.push([name, seconds]);
+  console.log(`-- ${name}: ok (${seconds.toFixed(1)} s)`);
+}
+
+function check(condition, message, detail) {
+  if (!condition) {
+    const error = new Error(message);
+    error.detail = detail;
+    throw error;
+  }
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function filesUnder(dir) {
+  return readdirSync(dir, { recursive: true })
+    .map((file) => join(dir, String(file)))
+    .filter((file) => statSync(file).isFile());
+}
+
+const sha = (file) => createHash('sha256').update(readFileSync(file)).digest('hex');
+
+try {
+  await step('pack the library (npm pack dist/ngx-token-refresh)', () => {
+    check(existsSync(join(libDist, 'package.json')), 'build the library first: npm run build:lib');
+    rmSync(dirname(tarball), { recursive: true, force: true });
+    mkdirSync(dirname(tarball), { recursive: true });
+    const [{ filename, size }] = JSON.parse(
+      execFileSync('npm', ['pack', libDist, '--pack-destination', dirname(tarball), '--json'], {
+        encoding: 'utf8',
+        env,
+      }),
+    );
+    copyFileSync(join(dirname(tarball), filename), tarball);
+    rmSync(join(dirname(tarball), filename));
+    console.log(`${relative(root, tarball)}: ${filename}, ${size} bytes`);
+  });
+
+  if (!skipInstall) {
+    await step(`install ${appName} (npm ci, then the tarball with --no-save)`, () => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          run('npm', ['ci', '--no-audit', '--no-fund', '--fetch-retries=5'], appDir);
+          break;
+        } catch (error) {
+          if (attempt === 3) throw error;
+          // As in .ci/run: the registry has dropped a response mid-transfer before; the cache keeps what arrived.
+          console.log(`npm ci failed (attempt ${attempt} of 3); retrying in ${attempt * 15} s`);
+          execFileSync('sleep', [String(attempt * 15)]);
+        }
+      }
+      run('npm', ['install', '--no-save', '--no-audit', '--no-fund', tarball], appDir);
+    });
+  }
+
+  await step('the installed ngx-token-refresh is the packed one', () => {
+    const installed = join(appDir, 'node_modules/ngx-token-refresh');
+    for (const dir of ['fesm2022', 'types']) {
+      for (const file of filesUnder(join(libDist, dir))) {
+        const copy = join(installed, relative(libDist, file));
+        check(existsSync(copy) && sha(copy) === sha(file), `${relative(appDir, copy)} differs from the packed library`);
+      }
+    }
+    const version = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')).version;
+    console.log(`ngx-token-refresh ${version}: fesm2022/ and types/ match dist/ngx-token-refresh`);
+  });
+
+  await step('ng add schematic from the tarball: the app is already set up', () => {
+    // app.config.ts was wired by `ng add` of the packed library (--setup custom); run again, it must
+    // recognise that wiring and change nothing.
+    const output = execFileSync(
+      'node',
+      [
+        join(appDir, 'node_modules/@angular/cli/bin/ng.js'),
+        'generate',
+        'ngx-token-refresh:ng-add',
+        '--setup',
+        'custom',
+        '--refresh-url',
+        '/auth/refresh',
+        '--dry-run',
+      ],
+      { cwd: appDir, encoding: 'utf8', env },
+    );
+    console.log(output.trim());
+    check(/already set up/.test(output) && !/^(UPDATE|CREATE)/m.test(output), 'ng add would change the app');
+  });
+
+  await step('ng build (production, server rendering, prerendering)', () => {
+    ng('build');
+    const index = join(appDir, 'dist', appName, 'browser/index.html');
+    check(existsSync(index), `no prerendered ${relative(appDir, index)}`);
+    check(readFileSync(index, 'utf8').includes('id="home"'), 'the prerendered / lacks the home page');
+    console.log(`prerendered: ${relative(appDir, index)}`);
+  });
+
+  const stub = await startStubApi();
+  cleanups.push(() => stub.close());
+  const port = await freePort();
+  const appUrl = `http://127.0.0.1:${port}`;
+
+  await step(`start the app's server (dist/${appName}/server/server.mjs) and the stub API`, async () => {
+    const server = spawn('node', [join(appDir, 'dist', appName, 'server/server.mjs')], {
+      cwd: appDir,
+      // NG_ALLOWED_HOSTS: @angular/ssr renders only for known hosts (the rest falls back to the client).
+      env: { ...env, PORT: String(port), API_URL: stub.url, NG_ALLOWED_HOSTS: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const log = [];
+    server.stdout.on('data', (chunk) => log.push(String(chunk)));
+    server.stderr.on('data', (chunk) => log.push(String(chunk)));
+    cleanups.push(() => {
+      server.kill();
+      const output = log.join('').trim();
+      if (output) console.log(`server log:\n${output}`);
+    });
+    for (let i = 0; ; i++) {
+      check(server.exitCode === null, `the server exited: ${log.join('')}`);
+      try {
+        await fetch(`${appUrl}/`);
+        break;
+      } catch {
+        check(i < 100, `the server did not answer on ${appUrl}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+    console.log(`app ${appUrl}, stub API ${stub.url}`);
+  });
+
+  const render = async (user) => {
+    const response = await fetch(`${appUrl}/profile`, { headers: { cookie: `at=at.${user}.0; rt=rt.${user}` } });
+    const html = await response.text();
+    check(response.status === 200, `/profile for ${user}: status ${response.status}`);
+    check(html.includes('ng-server-context="ssr"'), `/profile for ${user} was not rendered on the server`, html);
+    return {
+      user: /<p id="profile-user">([^<]*)<\/p>/.exec(html)?.[1] ?? null,
+      token: /<p id="profile-token">([^<]*)<\/p>/.exec(html)?.[1] ?? null,
+      error: /<p id="profile-error">([^<]*)<\/p>/.exec(html)?.[1] ?? null,
+      html,
+    };
+  };
+
+  await step('ssr: /profile with an expired token -> one refresh -> the data in the HTML', async () => {
+    stub.reset();
+    const page = await render('ada');
+    check(page.user === 'ada' && page.token === 'at.ada.1', 'the HTML lacks the data', page);
+    const calls = stub
+      .calls()
+      .map((call) => `${call.method} ${call.path} ${call.token ?? call.refreshUser} ${call.status}`);
+    const expected = ['GET /api/profile at.ada.0 401', 'POST /auth/refresh ada 200', 'GET /api/profile at.ada.1 200'];
+    check(JSON.stringify(calls) === JSON.stringify(expected), 'unexpected calls on the stub', calls);
+    console.log(`HTML: ada at.ada.1; stub: ${calls.join(', ')}`);
+  });
+
+  await step('ssr: four users rendered in parallel never see each other’s token or refresh', async () => {
+    stub.reset();
+    const users = ['ada', 'grace', 'alan', 'edsger'];
+    const pages = await Promise.all(users.map((user) => render(user)));
+    const calls = stub.calls();
+    users.forEach((user, i) => {
+      const page = pages[i];
+      check(page.user === user && page.token === `at.${user}.1`, `${user}'s HTML: ${page.user} ${page.token}`, page);
+      for (const other of users.filter((name) => name !== user)) {
+        check(!page.html.includes(`at.${other}.`), `${user}'s HTML holds ${other}'s token`);
+      }
+      const refreshes = calls.filter((call) => call.path === '/auth/refresh' && call.refreshUser === user);
+      check(refreshes.length === 1, `${user}: ${refreshes.length} refreshes`, calls);
+      check(
+        refreshes[0].cookie === `at=at.${user}.0; rt=rt.${user}`,
+        `${user}'s refresh carried other cookies`,
+        refreshes[0],
+      );
+      const mine = calls.filter((call) => call.path === '/api/profile' && call.token?.startsWith(`at.${user}.`));
+      const seen = mine.map((call) => `${call.token} ${call.status}`).join(', ');
+      check(seen === `at.${user}.0 401, at.${user}.1 200`, `${user}'s API calls: ${seen}`, calls);
+    });
+    check(calls.length === users.length * 3, `${calls.length} calls on the stub, expected ${users.length * 3}`, calls);
+    // The renders really overlapped: every refresh arrived before the first one was answered.
+    const refreshes = calls.filter((call) => call.path === '/auth/refresh');
+    const lastStart = Math.max(...refreshes.map((call) => call.start));
+    const firstEnd = Math.min(...refreshes.map((call) => call.end));
+    check(lastStart < firstEnd, 'the four renders did not overlap (refreshes ran one after the other)', refreshes);
+    console.log(`${users.length} renders in parallel, ${refreshes.length} refreshes in flight together, one per user`);
+  });
+
+  await step('browser (Chromium): /burst, an expired token, 5 calls, one refresh on the wire', async () => {
+    stub.reset();
+    await runAsync(
+      'node',
+      [join(root, 'node_modules/@playwright/test/cli.js'), 'test', '-c', join(here, 'playwright.config.mjs')],
+      root,
+      { APP_URL: appUrl, STUB_URL: stub.url },
+    );
+  });
+
+  await step('ng test (the app’s own runner)', () => {
+    ng('test', '--watch=false');
+  });
+
+  await step('bundle cost: ng build -c production,no-library', () => {
+    ng('build', '-c', 'production,no-library');
+    const measure = (browserDir) => {
+      const js = readdirSync(browserDir).filter((file) => file.endsWith('.js'));
+      const size = (files) =>
+        files.reduce(
+          (sum, file) => {
+            const bytes = readFileSync(join(browserDir, file));
+            return { raw: sum.raw + bytes.length, gzip: sum.gzip + gzipSync(bytes, { level: 9 }).length };
+          },
+          { raw: 0, gzip: 0 },
+        );
+      return { main: size(js.filter((file) => /^main-.*\.js$/.test(file))), all: size(js) };
+    };
+    const withLib = measure(join(appDir, 'dist', appName, 'browser'));
+    const without = measure(join(appDir, 'dist/no-library/browser'));
+    const pkg = (name) => JSON.parse(readFileSync(join(appDir, 'node_modules', name, 'package.json'), 'utf8')).version;
+    const fmt = (n) => n.toLocaleString('en-US');
+    const row = (label, key) =>
+      `| ${label} | ${fmt(without[key].raw)} | ${fmt(without[key].gzip)} | ${fmt(withLib[key].raw)} | ${fmt(withLib[key].gzip)} | **${fmt(withLib[key].gzip - without[key].gzip)}** |`;
+    const table = [
+      '| browser JavaScript | without: raw | without: gzip | with: raw | with: gzip | added gzip |',
+      '| --- | ---: | ---: | ---: | ---: | ---: |',
+      row('main bundle', 'main'),
+      row('all emitted .js', 'all'),
+    ];
+    const section = [
+      `## ${appName}`,
+      '',
+      `ngx-token-refresh ${pkg('ngx-token-refresh')} (packed tarball), @angular/core ${pkg('@angular/core')}, ` +
+        `@angular/build ${pkg('@angular/build')}, zone.js ${pkg('zone.js')}. Production build; "without" is the ` +
+        '`no-library` configuration (app.config.no-library.ts: the same app, `provideHttpClient(withFetch())` ' +
+        'without the interceptor, `provideTokenRefresh` and the cookie session). Bytes; gzip at level 9.',
+      '',
+      ...table,
+      '',
+    ].join('\n');
+    const resultsFile = join(here, 'RESULTS.md');
+    const header =
+      '# Integration apps: results\n\nWritten by `node integration/run.mjs <app>` (step "bundle cost"): ' +
+      'what ngx-token-refresh, wired as its README says, adds to the browser bundles of each app.\n';
+    const previous = existsSync(resultsFile) ? readFileSync(resultsFile, 'utf8') : header;
+    const sections = previous.split(/\n(?=## )/);
+    const kept = sections.filter((part) => !part.startsWith(`## ${appName}\n`));
+    writeFileSync(resultsFile, [...kept.map((part) => part.trimEnd() + '\n'), section].join('\n'));
+    // In the repository's style (the root's prettier), so that `npm run lint` passes on it.
+    const prettier = join(root, 'node_modules/prettier/bin/prettier.cjs');
+    if (existsSync(prettier))
+      execFileSync('node', [prettier, '--write', '--log-level', 'warn', resultsFile], { cwd: root });
+    console.log(table.join('\n'));
+    console.log(`written to ${relative(root, resultsFile)}`);
+  });
+
+  console.log(`\n== ${appName}: all green in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  for (const [name, seconds] of timings) console.log(`   ${seconds.toFixed(1).padStart(6)} s  ${name}`);
+} catch (error) {
+  console.error(`\n== ${appName}: FAILED: ${error.message}`);
+  if (error.detail) console.error(JSON.stringify(error.detail, null, 2).slice(0, 4000));
+  process.exitCode = 1;
+} finally {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+}
