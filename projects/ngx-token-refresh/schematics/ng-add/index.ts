@@ -58,7 +58,11 @@ export function ngAdd(options: NgAddOptions = {}): Rule {
     const rules: Rule[] = [];
     const added: [string, string][] = [];
     if (!facts.httpClient) {
-      rules.push(addRootProvider(project, ({ code, external }) => code`${httpClientCode(refTo(facts, external))}`));
+      // A server-rendered app gets fetch, as Angular advises for server rendering (NG02801 otherwise).
+      const fetch = await rendersOnServer(tree, project);
+      rules.push(
+        addRootProvider(project, ({ code, external }) => code`${httpClientCode(refTo(facts, external), fetch)}`),
+      );
       added.push(['provideHttpClient', HTTP]);
     } else if (!facts.interceptorListed) {
       rules.push(addInterceptorToHttpClient(mainPath, setup));
@@ -152,6 +156,12 @@ async function resolveProject(
     );
   }
   return applications[0];
+}
+
+/** Whether the application's build renders on the server (`ssr` or `server` in its build options). */
+async function rendersOnServer(tree: Tree, project: string): Promise<boolean> {
+  const options = (await readWorkspace(tree)).projects.get(project)?.targets.get('build')?.options ?? {};
+  return Boolean(options['ssr'] || options['server']);
 }
 
 async function findMainFile(tree: Tree, project: string, setup: Setup): Promise<string> {

@@ -104,6 +104,19 @@ export const appConfig: ApplicationConfig = {
     );
   });
 
+  it('adds withFetch() too when the app renders on the server', async () => {
+    const tree = app();
+    const angularJson = JSON.parse(tree.readText('/angular.json'));
+    angularJson.projects.app.architect.build.options.ssr = { entry: 'projects/app/src/server.ts' };
+    tree.overwrite('/angular.json', JSON.stringify(angularJson, null, 2));
+
+    const { tree: result } = await ngAdd(tree);
+
+    const config = result.readText(CONFIG);
+    expect(config).toContain(`import { provideHttpClient, withFetch, withInterceptors } from '@angular/common/http';`);
+    expect(config).toContain('provideHttpClient(withFetch(), withInterceptors([tokenRefreshInterceptor])),');
+  });
+
   it('adds withInterceptors to an existing provideHttpClient and keeps its features', async () => {
     const { tree } = await ngAdd(app(FETCH_CONFIG));
 

@@ -60,9 +60,12 @@ function quote(text: string): string {
   return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
 
-/** `provideHttpClient(withInterceptors([tokenRefreshInterceptor]))`. */
-export function httpClientCode(ref: SymbolRef): string {
-  return `${ref('provideHttpClient', HTTP)}(${interceptorsFeatureCode(ref)})`;
+/** `provideHttpClient(withInterceptors([tokenRefreshInterceptor]))`, with `withFetch()` first when asked. */
+export function httpClientCode(ref: SymbolRef, fetch = false): string {
+  // In this order: the imports are written in the order the symbols are named.
+  const provide = ref('provideHttpClient', HTTP);
+  const withFetch = fetch ? `${ref('withFetch', HTTP)}(), ` : '';
+  return `${provide}(${withFetch}${interceptorsFeatureCode(ref)})`;
 }
 
 /** `withInterceptors([tokenRefreshInterceptor])`. */
