@@ -1,10 +1,11 @@
-import ts from '@schematics/angular/third_party/github.com/Microsoft/TypeScript/lib/typescript';
+import type * as TS from 'typescript';
+import { ts } from './typescript';
 
 /**
  * The local names of the named imports of a file: module → imported name → local name
  * (`import { provideHttpClient as http } from '@angular/common/http'` gives `http`).
  */
-export function importedNames(source: ts.SourceFile): Map<string, Map<string, string>> {
+export function importedNames(source: TS.SourceFile): Map<string, Map<string, string>> {
   const names = new Map<string, Map<string, string>>();
   for (const statement of source.statements) {
     if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) continue;
@@ -21,10 +22,10 @@ export function importedNames(source: ts.SourceFile): Map<string, Map<string, st
 }
 
 /** Every call under `root` (itself included) whose callee is the identifier `name`. */
-export function findCalls(root: ts.Node, name: string | undefined): ts.CallExpression[] {
-  const calls: ts.CallExpression[] = [];
+export function findCalls(root: TS.Node, name: string | undefined): TS.CallExpression[] {
+  const calls: TS.CallExpression[] = [];
   if (!name) return calls;
-  const visit = (node: ts.Node): void => {
+  const visit = (node: TS.Node): void => {
     if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === name) {
       calls.push(node);
     }
@@ -35,12 +36,12 @@ export function findCalls(root: ts.Node, name: string | undefined): ts.CallExpre
 }
 
 /** Whether `node` is a call of the identifier `name`. */
-export function isCallOf(node: ts.Node, name: string | undefined): node is ts.CallExpression {
+export function isCallOf(node: TS.Node, name: string | undefined): node is TS.CallExpression {
   return !!name && ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === name;
 }
 
 /** The `providers: [...]` property of an application config, if it has one. */
-export function findProvidersProperty(config: ts.ObjectLiteralExpression): ts.ObjectLiteralElementLike | undefined {
+export function findProvidersProperty(config: TS.ObjectLiteralExpression): TS.ObjectLiteralElementLike | undefined {
   return config.properties.find(
     (property) =>
       !!property.name &&
@@ -50,13 +51,13 @@ export function findProvidersProperty(config: ts.ObjectLiteralExpression): ts.Ob
 }
 
 /** The whitespace at the start of the line holding `position`. */
-export function indentAt(source: ts.SourceFile, position: number): string {
+export function indentAt(source: TS.SourceFile, position: number): string {
   const { line } = source.getLineAndCharacterOfPosition(position);
   const lineStart = source.getPositionOfLineAndCharacter(line, 0);
   return /^[ \t]*/.exec(source.text.slice(lineStart))?.[0] ?? '';
 }
 
-function lineOf(source: ts.SourceFile, position: number): number {
+function lineOf(source: TS.SourceFile, position: number): number {
   return source.getLineAndCharacterOfPosition(position).line;
 }
 
@@ -64,7 +65,7 @@ function lineOf(source: ts.SourceFile, position: number): number {
  * Whether a list is written one element per line: its first element starts on a later line than
  * its opening bracket or parenthesis.
  */
-export function isMultiLine(source: ts.SourceFile, elements: ts.NodeArray<ts.Node>, openEnd: number): boolean {
+export function isMultiLine(source: TS.SourceFile, elements: TS.NodeArray<TS.Node>, openEnd: number): boolean {
   return elements.length > 0 && lineOf(source, elements[0].getStart(source)) > lineOf(source, openEnd);
 }
 
@@ -80,8 +81,8 @@ export interface Insertion {
  * trailing comma where there was one. `openEnd` is the position just after `[` or `(`.
  */
 export function appendToList(
-  source: ts.SourceFile,
-  elements: ts.NodeArray<ts.Node>,
+  source: TS.SourceFile,
+  elements: TS.NodeArray<TS.Node>,
   openEnd: number,
   text: string,
 ): Insertion {

@@ -6,7 +6,8 @@ import {
   SchematicsException,
   type Tree,
 } from '@angular-devkit/schematics';
-import ts from '@schematics/angular/third_party/github.com/Microsoft/TypeScript/lib/typescript';
+import type * as TS from 'typescript';
+import { ts } from './typescript';
 import { addRootProvider, readWorkspace } from '@schematics/angular/utility';
 import { hasTopLevelIdentifier, insertImport } from '@schematics/angular/utility/ast-utils';
 import { applyToUpdateRecorder, type Change, InsertChange } from '@schematics/angular/utility/change';
@@ -58,8 +59,9 @@ export function ngAdd(options: NgAddOptions = {}): Rule {
     const rules: Rule[] = [];
     const added: [string, string][] = [];
     if (!facts.httpClient) {
-      // A server-rendered app gets fetch, as Angular advises for server rendering (NG02801 otherwise).
-      const fetch = await rendersOnServer(tree, project);
+      // A server-rendered app gets fetch, as Angular 21 advises for server rendering (NG02801 otherwise).
+      // From Angular 22 fetch is the default backend and withFetch() is deprecated: nothing to add.
+      const fetch = (await rendersOnServer(tree, project)) && !fetchIsDefault(tree);
       rules.push(
         addRootProvider(project, ({ code, external }) => code`${httpClientCode(refTo(facts, external), fetch)}`),
       );
@@ -84,11 +86,11 @@ export function ngAdd(options: NgAddOptions = {}): Rule {
 interface LocatedConfig {
   /** The file holding the config: app.config.ts, or main.ts for one written inline. */
   readonly filePath: string;
-  readonly source: ts.SourceFile;
+  readonly source: TS.SourceFile;
   /** The config object; null when `bootstrapApplication` has none yet (one is then added to it). */
-  readonly config: ts.ObjectLiteralExpression | null;
+  readonly config: TS.ObjectLiteralExpression | null;
   /** Its `providers` array; null when it has none yet. */
-  readonly providers: ts.ArrayLiteralExpression | null;
+  readonly providers: TS.ArrayLiteralExpression | null;
 }
 
 /** What the config already holds. */
@@ -98,7 +100,7 @@ interface ConfigFacts {
   /** `provideAuth` or `provideTokenRefresh` when the file already calls it. */
   readonly registeredBy: string | null;
   /** The app's `provideHttpClient(...)` among its providers. */
-  readonly httpClient: ts.CallExpression | null;
+  readonly httpClient: TS.CallExpression | null;
   /** Whether `tokenRefreshInterceptor` is in a `withInterceptors([...])` of that `provideHttpClient`. */
   readonly interceptorListed: boolean;
   /** Whether the providers include `provideRouter(...)`. */
@@ -164,6 +166,29 @@ async function rendersOnServer(tree: Tree, project: string): Promise<boolean> {
   return Boolean(options['ssr'] || options['server']);
 }
 
+/**
+ * Whether the app's Angular makes fetch the default backend (22 and later). Read from the installed
+ * `@angular/common`, else from the range in package.json; unknown counts as no.
+ */
+function fetchIsDefault(tree: Tree): boolean {
+  interface Manifest {
+    version?: unknown;
+    dependencies?: Record<string, unknown>;
+  }
+  const read = (file: string): Manifest => {
+    try {
+      return JSON.parse(tree.readText(file)) as Manifest;
+    } catch {
+      return {};
+    }
+  };
+  const version =
+    read('/node_modules/@angular/common/package.json').version ??
+    read('/package.json').dependencies?.['@angular/common'];
+  const major = Number(/\d+/.exec(typeof version === 'string' ? version : '')?.[0]);
+  return major >= 22;
+}
+
 async function findMainFile(tree: Tree, project: string, setup: Setup): Promise<string> {
   let mainPath: string | undefined;
   try {
@@ -185,7 +210,7 @@ async function findMainFile(tree: Tree, project: string, setup: Setup): Promise<
 }
 
 /** Where a config identifier passed to `bootstrapApplication` is imported from, by a relative path. */
-function importedConfigPath(main: ts.SourceFile, argument: ts.Expression, mainPath: string): string | null {
+function importedConfigPath(main: TS.SourceFile, argument: TS.Expression, mainPath: string): string | null {
   if (!ts.isIdentifier(argument)) return null;
   for (const statement of main.statements) {
     if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) continue;
@@ -206,7 +231,7 @@ function importedConfigPath(main: ts.SourceFile, argument: ts.Expression, mainPa
 }
 
 function locateConfig(tree: Tree, mainPath: string, setup: Setup): LocatedConfig {
-  let bootstrapCall: ts.CallExpression;
+  let bootstrapCall: TS.CallExpression;
   try {
     bootstrapCall = findBootstrapApplicationCall(tree, mainPath);
   } catch (error) {
@@ -334,7 +359,7 @@ function addInterceptorToHttpClient(mainPath: string, setup: Setup): Rule {
       changes.push(insertImport(source, filePath, symbol, module, false, alias));
       return alias ?? symbol;
     };
-    const list = lists.at(-1) as ts.ArrayLiteralExpression | undefined;
+    const list = lists.at(-1) as TS.ArrayLiteralExpression | undefined;
     const insertion = list
       ? appendToList(source, list.elements, list.elements.pos, ref('tokenRefreshInterceptor', LIBRARY))
       : appendToList(source, httpClient.arguments, httpClient.arguments.pos, interceptorsFeatureCode(ref));
@@ -343,7 +368,7 @@ function addInterceptorToHttpClient(mainPath: string, setup: Setup): Rule {
     applyToUpdateRecorder(recorder, changes);
     tree.commitUpdate(recorder);
 
-    const others = features.some((feature) => (feature.arguments[0] as ts.ArrayLiteralExpression).elements.length > 0);
+    const others = features.some((feature) => (feature.arguments[0] as TS.ArrayLiteralExpression).elements.length > 0);
     const fromDi = httpClient.arguments.some((feature) =>
       isCallOf(feature, names.get(HTTP)?.get('withInterceptorsFromDi')),
     );

@@ -117,6 +117,22 @@ export const appConfig: ApplicationConfig = {
     expect(config).toContain('provideHttpClient(withFetch(), withInterceptors([tokenRefreshInterceptor])),');
   });
 
+  it('adds no withFetch() on Angular 22 and later, where fetch is the default backend', async () => {
+    const tree = app();
+    const angularJson = JSON.parse(tree.readText('/angular.json'));
+    angularJson.projects.app.architect.build.options.ssr = { entry: 'projects/app/src/server.ts' };
+    tree.overwrite('/angular.json', JSON.stringify(angularJson, null, 2));
+    const packageJson = JSON.parse(tree.readText('/package.json'));
+    packageJson.dependencies['@angular/common'] = '^22.2.0';
+    tree.overwrite('/package.json', JSON.stringify(packageJson, null, 2));
+
+    const { tree: result } = await ngAdd(tree);
+
+    const config = result.readText(CONFIG);
+    expect(config).toContain(`import { provideHttpClient, withInterceptors } from '@angular/common/http';`);
+    expect(config).toContain('provideHttpClient(withInterceptors([tokenRefreshInterceptor])),');
+  });
+
   it('adds withInterceptors to an existing provideHttpClient and keeps its features', async () => {
     const { tree } = await ngAdd(app(FETCH_CONFIG));
 
