@@ -13,7 +13,9 @@
 //   pack        npm pack dist/ngx-token-refresh -> integration/.pack/ngx-token-refresh.tgz
 //   install     npm ci in the app (its lockfile), then npm install --no-save of that tarball; checks
 //               that the installed files are the packed ones
-//   ng add      the packed library's ng-add schematic, run again on the app, changes nothing
+//   ng add      the packed library's ng-add schematic, run again on the app, changes nothing; then, in a
+//               scratch copy with the app.config.ts that ng new wrote (ng-new/), with its defaults, twice
+//               (the second run changes nothing), and ng build of the result
 //   build       ng build (production, server rendering, prerendering of /)
 //   ssr         the app's own server (dist/<app>/server/server.mjs) against stub-api.mjs: /profile
 //               rendered with an expired token (one refresh, data in the HTML), then four users
@@ -27,12 +29,14 @@ import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   copyFileSync,
+  cpSync,
   existsSync,
   mkdirSync,
   readdirSync,
   readFileSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { createServer } from 'node:net';
@@ -208,6 +212,37 @@ try {
     );
     console.log(output.trim());
     check(/already set up/.test(output) && !/^(UPDATE|CREATE)/m.test(output), 'ng add would change the app');
+  });
+
+  await step('ng add (defaults) on the app.config.ts that ng new wrote, in a scratch copy; then ng build', () => {
+    // What a user gets from `ng add ngx-token-refresh` with no options on a fresh app: the app's
+    // sources with the CLI's own app.config.ts (kept in ng-new/), the installed packages, the default
+    // setup (provideAuth), then the production build with server rendering and prerendering.
+    const scratch = join(here, '.scratch', appName);
+    rmSync(scratch, { recursive: true, force: true });
+    mkdirSync(scratch, { recursive: true });
+    for (const entry of ['angular.json', 'package.json', 'tsconfig.json', 'tsconfig.app.json', 'src', 'public']) {
+      cpSync(join(appDir, entry), join(scratch, entry), { recursive: true });
+    }
+    symlinkSync(join(appDir, 'node_modules'), join(scratch, 'node_modules'), 'dir');
+    const config = join(scratch, 'src/app/app.config.ts');
+    copyFileSync(join(appDir, 'ng-new/app.config.ts'), config);
+    const ngAdd = () =>
+      execFileSync(appNode, [ngJs, 'generate', 'ngx-token-refresh:ng-add'], { cwd: scratch, encoding: 'utf8', env });
+    const first = ngAdd();
+    console.log(first.trim());
+    check(/added provideHttpClient and provideAuth/.test(first), 'ng add did not set up provideAuth', first);
+    const written = readFileSync(config, 'utf8');
+    console.log(written.trim());
+    const second = ngAdd();
+    check(
+      /already set up/.test(second) && readFileSync(config, 'utf8') === written,
+      'ng add is not idempotent',
+      second,
+    );
+    run(appNode, [ngJs, 'build'], scratch);
+    check(existsSync(join(scratch, 'dist', appName, 'browser/index.html')), 'the scratch app did not prerender /');
+    rmSync(scratch, { recursive: true, force: true });
   });
 
   await step('ng build (production, server rendering, prerendering)', () => {
