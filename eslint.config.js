@@ -43,6 +43,24 @@ module.exports = tseslint.config(
     },
   },
   {
+    // The contract runs in Node (the reference server) and in the browser (the showcase's in-memory
+    // backend): it may import only its own files, and use no API that one of them lacks.
+    files: ['projects/reference-server/src/contract/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^(?!\\./)', message: 'The contract imports only its own files (./...).' }] },
+      ],
+      'no-restricted-globals': [
+        'error',
+        ...['process', 'Buffer', 'require', 'window', 'document', 'localStorage', 'navigator'].map((name) => ({
+          name,
+          message: 'The contract runs in Node and in the browser: no API of only one of them.',
+        })),
+      ],
+    },
+  },
+  {
     files: ['**/*.html'],
     extends: [...angular.configs.templateRecommended, ...angular.configs.templateAccessibility],
   },

@@ -14,6 +14,9 @@ const shared = {
     '^ngx-token-refresh$': '<rootDir>/projects/ngx-token-refresh/src/public-api.ts',
     '^ngx-token-refresh/testing$': '<rootDir>/projects/ngx-token-refresh/testing/src/public-api.ts',
     '^ngx-token-refresh/router$': '<rootDir>/projects/ngx-token-refresh/router/src/public-api.ts',
+    // The contract (projects/reference-server/src/contract) is also compiled for Node, whose ES modules
+    // need the `.js` of a relative import; the TypeScript file behind it has none.
+    '^(\\.{1,2}/.+)\\.js$': '$1',
   },
 };
 
@@ -25,7 +28,12 @@ module.exports = {
       displayName: 'browser',
       setupFilesAfterEnv: ['<rootDir>/setup-jest.ts'],
       // The reference server's suites (*.test.ts) run on node:test over real HTTP: npm run test:server.
-      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/projects/reference-server/', SERVER_RENDER_SPEC],
+      // Its contract, shared with the showcase's in-memory backend, runs here, as it runs in the browser.
+      testPathIgnorePatterns: [
+        '/node_modules/',
+        '<rootDir>/projects/reference-server/(?!src/contract/)',
+        SERVER_RENDER_SPEC,
+      ],
     },
     {
       ...shared,

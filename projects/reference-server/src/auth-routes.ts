@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 import type { AccessTokens } from './access-tokens.js';
-import { readBearerToken } from './authenticate.js';
+import { readBearerToken } from './contract/public-api.js';
 import { HttpError } from './http-error.js';
 import { verifyPassword } from './password-hash.js';
 import type { ServerConfig } from './read-config.js';
@@ -143,7 +143,7 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
 
   app.post('/auth/logout', { schema: { body: TOKEN_BODY_SCHEMA } }, async (request, reply) => {
     const families = new Set<string>();
-    const bearer = readBearerToken(request);
+    const bearer = readBearerToken(request.headers.authorization);
     if (bearer) {
       // An expired access token still names the session it belonged to; only a genuine one counts.
       const check = await accessTokens.verify(bearer, { allowExpired: true });

@@ -1,17 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 
 import type { AccessTokenClaims, AccessTokens } from './access-tokens.js';
+import { BEARER_CHALLENGES, readBearerToken } from './contract/public-api.js';
 import { HttpError } from './http-error.js';
-
-/** `Authorization: Bearer <token>`; the scheme is case-insensitive (RFC 9110), the token visible ASCII. */
-const BEARER = /^Bearer +([\x21-\x7e]+)$/i;
-
-/** The token of `Authorization: Bearer <token>`, `null` without the header, `''` when it is malformed. */
-export function readBearerToken(request: FastifyRequest): string | null {
-  const header = request.headers.authorization;
-  if (header === undefined || header.trim() === '') return null;
-  return BEARER.exec(header.trim())?.[1] ?? '';
-}
 
 /**
  * Checks the access token of an API call and returns its claims, or throws the 401 to send, with
@@ -23,14 +14,14 @@ export function readBearerToken(request: FastifyRequest): string | null {
  * const claims = await authenticate(request, accessTokens);
  */
 export async function authenticate(request: FastifyRequest, accessTokens: AccessTokens): Promise<AccessTokenClaims> {
-  const token = readBearerToken(request);
+  const token = readBearerToken(request.headers.authorization);
   if (token === null) {
     throw new HttpError(
       401,
       'Unauthorized',
       'Sign in first: this call needs an access token (Authorization: Bearer <token>).',
       {
-        headers: { 'WWW-Authenticate': 'Bearer' },
+        headers: { 'WWW-Authenticate': BEARER_CHALLENGES.missingToken },
       },
     );
   }
@@ -55,11 +46,11 @@ export function requireAdmin(claims: AccessTokenClaims): void {
     'Forbidden',
     `Only an admin may change users; ${claims.sub} is signed in as a ${claims.role}.`,
     {
-      headers: { 'WWW-Authenticate': 'Bearer error="insufficient_scope"' },
+      headers: { 'WWW-Authenticate': BEARER_CHALLENGES.insufficientScope },
     },
   );
 }
 
 function invalidToken(code: string, message: string): HttpError {
-  return new HttpError(401, code, message, { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+  return new HttpError(401, code, message, { headers: { 'WWW-Authenticate': BEARER_CHALLENGES.invalidToken } });
 }

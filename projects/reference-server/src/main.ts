@@ -1,5 +1,5 @@
 import { buildServer } from './build-server.js';
-import { DEMO_ACCOUNTS } from './demo-data.js';
+import { DEMO_ACCOUNTS } from './contract/public-api.js';
 import { openDatabase } from './open-database.js';
 import { readConfig } from './read-config.js';
 import { seedDemoData } from './seed-demo-data.js';

@@ -47,7 +47,7 @@ export type RotationResult =
   /** Unknown family, expired, revoked, or a generation the family never reached. */
   | { readonly outcome: 'invalid' };
 
-/** Thrown by user writes when another user has the e-mail address (ignoring case). */
+/** Thrown by user writes when another user has the e-mail address (the same `emailKey`: ignoring case and Unicode forms). */
 export class EmailTakenError extends Error {
   constructor() {
     super('The e-mail address is already taken.');

@@ -1,4 +1,4 @@
-import { DEMO_ACCOUNTS, DEMO_USERS } from './demo-data.js';
+import { DEMO_ACCOUNTS, DEMO_USERS } from './contract/public-api.js';
 import { hashPassword } from './password-hash.js';
 import type { Repository } from './repository.js';
 

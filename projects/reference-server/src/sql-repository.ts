@@ -1,3 +1,4 @@
+import { emailKey } from './contract/public-api.js';
 import {
   type Account,
   EmailTakenError,
@@ -10,7 +11,7 @@ import {
 } from './repository.js';
 import { type SqlEngine, sqlState } from './sql-engine.js';
 
-/** SQLSTATE of a unique violation: here, only `users_email_unique`. */
+/** SQLSTATE of a unique violation: here, only `users_email_key_unique`. */
 const UNIQUE_VIOLATION = '23505';
 /** Advisory lock of the demo seed, so concurrent first starts seed once. */
 const SEED_LOCK = 7_261_545;
@@ -164,10 +165,10 @@ export function createSqlRepository(engine: SqlEngine): Repository {
 
     async createUser({ name, email }) {
       const rows = await writeUser(() =>
-        engine.query<UserRow>('INSERT INTO users (name, email) VALUES ($1, $2) RETURNING id, name, email', [
-          name,
-          email,
-        ]),
+        engine.query<UserRow>(
+          'INSERT INTO users (name, email, email_key) VALUES ($1, $2, $3) RETURNING id, name, email',
+          [name, email, emailKey(email)],
+        ),
       );
       return toUser(rows[0] as UserRow);
     },
@@ -176,9 +177,11 @@ export function createSqlRepository(engine: SqlEngine): Repository {
       // A merge in one statement: a field left out (null here) keeps its stored value.
       const rows = await writeUser(() =>
         engine.query<UserRow>(
-          `UPDATE users SET name = COALESCE($2, name), email = COALESCE($3, email), updated_at = now()
+          `UPDATE users
+           SET name = COALESCE($2, name), email = COALESCE($3, email), email_key = COALESCE($4, email_key),
+             updated_at = now()
            WHERE id = $1 RETURNING id, name, email`,
-          [id, name ?? null, email ?? null],
+          [id, name ?? null, email ?? null, email === undefined ? null : emailKey(email)],
         ),
       );
       return rows[0] ? toUser(rows[0]) : null;
@@ -203,7 +206,11 @@ export function createSqlRepository(engine: SqlEngine): Repository {
         }
         // One at a time, in order, so a fresh database numbers them 1, 2, 3, ...
         for (const user of users) {
-          await tx.query('INSERT INTO users (name, email) VALUES ($1, $2)', [user.name, user.email]);
+          await tx.query('INSERT INTO users (name, email, email_key) VALUES ($1, $2, $3)', [
+            user.name,
+            user.email,
+            emailKey(user.email),
+          ]);
         }
         return true;
       });

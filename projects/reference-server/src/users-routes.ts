@@ -2,15 +2,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandle
 
 import type { AccessTokens } from './access-tokens.js';
 import { authenticate, requireAdmin } from './authenticate.js';
-import { type ErrorDetail, HttpError, describeDetails } from './http-error.js';
+import { locatePage, parseWholeNumber, readPaging, validateUserFields } from './contract/public-api.js';
+import { HttpError, describeDetails } from './http-error.js';
 import { negotiateVersion } from './negotiate-version.js';
 import { EmailTakenError, type Repository, type User, type UserFields } from './repository.js';
-import { USER_BODY_SCHEMA, USER_PATCH_SCHEMA, validateUserFields } from './validate-user-fields.js';
-
-/** The page size of a list call that gives `page` without `pageSize`. */
-export const DEFAULT_PAGE_SIZE = 10;
-/** The largest page a list call may ask for: a larger `pageSize` is a 400 with target `pageSize`. */
-export const MAX_PAGE_SIZE = 100;
+import { USER_BODY_SCHEMA, USER_PATCH_SCHEMA } from './validate-user-fields.js';
 
 /** What the users routes need. */
 export interface UsersRoutesOptions {
@@ -20,8 +16,6 @@ export interface UsersRoutesOptions {
   readonly apiVendor: string;
 }
 
-/** A whole number from 1 as a path or query parameter: digits, no sign, no leading zero, at most 15 digits. */
-const WHOLE_NUMBER = /^[1-9]\d{0,14}$/;
 const MERGE_PATCH = 'application/merge-patch+json';
 
 /**
@@ -125,47 +119,24 @@ export async function registerUsersRoutes(app: FastifyInstance, options: UsersRo
 
 async function list(request: FastifyRequest, repository: Repository): Promise<User[] | object> {
   const query = request.query as Record<string, string | string[] | undefined>;
-  const details: ErrorDetail[] = [];
-  const page = readCount(query, 'page', details);
-  const pageSize = readCount(query, 'pageSize', details);
-  if (pageSize !== undefined && pageSize > MAX_PAGE_SIZE) {
-    details.push({ target: 'pageSize', message: `must be at most ${MAX_PAGE_SIZE}` });
+  const paging = readPaging((name) => [query[name] ?? []].flat());
+  if (!paging.ok) {
+    throw new HttpError(400, 'InvalidRequest', `Invalid paging: ${describeDetails(paging.details)}.`, {
+      details: paging.details,
+    });
   }
-  if (details.length > 0) {
-    throw new HttpError(400, 'InvalidRequest', `Invalid paging: ${describeDetails(details)}.`, { details });
-  }
-  if (page === undefined && pageSize === undefined) return repository.listUsers();
-  const currentPage = page ?? 1;
-  const size = pageSize ?? DEFAULT_PAGE_SIZE;
+  if (paging.page === null) return repository.listUsers();
   const totalItems = await repository.countUsers();
-  // A page past the end is an empty page, not an error: the list may have shrunk since the last call.
-  // (Checked here, not by the database: (page - 1) * size can pass 2^53 for absurd pages.)
-  const start = (currentPage - 1) * size;
-  const data = start < totalItems ? await repository.listUsers({ offset: start, limit: size }) : [];
-  return { data, pagination: { currentPage, pageSize: size, totalPages: Math.ceil(totalItems / size), totalItems } };
-}
-
-/** A paging parameter: `undefined` when absent, else a whole number from 1 (a detail when not). */
-function readCount(
-  query: Record<string, string | string[] | undefined>,
-  name: string,
-  details: ErrorDetail[],
-): number | undefined {
-  const value = query[name];
-  if (value === undefined) return undefined;
-  if (Array.isArray(value)) {
-    details.push({ target: name, message: 'must be given once' });
-    return undefined;
-  }
-  if (WHOLE_NUMBER.test(value)) return Number(value);
-  details.push({ target: name, message: 'must be a whole number from 1' });
-  return undefined;
+  const { start, pagination } = locatePage(paging.page, totalItems);
+  // Checked here, not by the database: `start` can pass 2^53 for absurd pages.
+  const data = start < totalItems ? await repository.listUsers({ offset: start, limit: pagination.pageSize }) : [];
+  return { data, pagination };
 }
 
 /** preValidation: the `{id}` of the path is a whole number from 1 (400 otherwise), before the body is judged. */
 async function checkId(request: FastifyRequest): Promise<void> {
   const { id } = request.params as { id: string };
-  if (!WHOLE_NUMBER.test(id)) {
+  if (parseWholeNumber(id) === null) {
     throw new HttpError(400, 'InvalidRequest', 'The user id must be a whole number from 1.', {
       details: [{ target: 'id', message: 'must be a whole number from 1' }],
     });

@@ -16,10 +16,18 @@ describe('database', () => {
     const { engine, close } = await createBareEngine();
     try {
       const [first, second] = await Promise.all([migrate(engine), migrate(engine)]);
-      assert.deepEqual([...first, ...second].sort(), ['001_initial.sql', '002_refresh_generation.sql']);
+      assert.deepEqual([...first, ...second].sort(), [
+        '001_initial.sql',
+        '002_refresh_generation.sql',
+        '003_email_key.sql',
+      ]);
       assert.deepEqual(await migrate(engine), []);
       const applied = await engine.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name');
-      assert.deepEqual(applied, [{ name: '001_initial.sql' }, { name: '002_refresh_generation.sql' }]);
+      assert.deepEqual(applied, [
+        { name: '001_initial.sql' },
+        { name: '002_refresh_generation.sql' },
+        { name: '003_email_key.sql' },
+      ]);
     } finally {
       await close();
     }
@@ -119,7 +127,7 @@ describe('database', () => {
            VALUES ('${'0'.repeat(64)}', 'old-family', now());`,
       );
 
-      assert.deepEqual(await migrate(engine), ['002_refresh_generation.sql']);
+      assert.deepEqual(await migrate(engine), ['002_refresh_generation.sql', '003_email_key.sql']);
 
       const families = await engine.query('SELECT id, generation, rotated_at FROM refresh_token_families');
       assert.deepEqual(families, [{ id: 'old-family', generation: 0, rotated_at: null }]);
@@ -127,6 +135,43 @@ describe('database', () => {
         "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = 'refresh_tokens'",
       );
       assert.deepEqual(tables, []);
+    } finally {
+      await close();
+    }
+  });
+
+  it('upgrades the users to e-mail keys: one address in two Unicode forms stays two rows, later ones are refused', async () => {
+    const { engine, close } = await createBareEngine();
+    try {
+      // The schema as it was before 003, with users whose addresses were unique by lower(email) only.
+      for (const name of ['001_initial.sql', '002_refresh_generation.sql']) {
+        await engine.exec(await readFile(new URL(`../migrations/${name}`, import.meta.url), 'utf8'));
+      }
+      await engine.exec(
+        `CREATE TABLE schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());
+         INSERT INTO schema_migrations (name) VALUES ('001_initial.sql'), ('002_refresh_generation.sql');`,
+      );
+      for (const email of ['jos\u00e9@example.com', 'jose\u0301@example.com', 'Ada@Example.com']) {
+        await engine.query('INSERT INTO users (name, email) VALUES ($1, $2)', ['X', email]);
+      }
+
+      assert.deepEqual(await migrate(engine), ['003_email_key.sql']);
+
+      const rows = await engine.query<{ id: number | string; email: string; email_key: string }>(
+        'SELECT id, email, email_key FROM users ORDER BY id',
+      );
+      assert.deepEqual(
+        rows.map(({ id, email, email_key }) => ({ id: Number(id), email, email_key })),
+        [
+          { id: 1, email: 'jos\u00e9@example.com', email_key: 'jos\u00e9@example.com' },
+          { id: 2, email: 'jose\u0301@example.com', email_key: 'jos\u00e9@example.com#2' },
+          { id: 3, email: 'Ada@Example.com', email_key: 'ada@example.com' },
+        ],
+      );
+      const repository = createSqlRepository(engine);
+      for (const email of ['jose\u0301@EXAMPLE.com', 'ADA@example.com', '\uff41\uff44\uff41@example.com']) {
+        await assert.rejects(repository.createUser({ name: 'X', email }), { name: 'EmailTakenError' }, email);
+      }
     } finally {
       await close();
     }

@@ -1,6 +1,8 @@
 import type { HttpRequest } from '@angular/common/http';
 import type { ResponseOptions } from 'angular-in-memory-web-api';
 
+import { BEARER_CHALLENGES, readBearerToken } from '../../../../reference-server/src/contract/public-api';
+
 import { type DemoJwtClaims, verifyDemoJwt } from './demo-jwt';
 import { errorResponse } from './demo-response';
 import type { DemoServerState } from './demo-server-state';
@@ -9,15 +11,13 @@ import type { DemoServerState } from './demo-server-state';
 export type Authentication =
   { readonly ok: true; readonly claims: DemoJwtClaims } | { readonly ok: false; readonly response: ResponseOptions };
 
-/** `Authorization: Bearer <token>`; the scheme is case-insensitive (RFC 9110), the token visible ASCII. */
-const BEARER = /^Bearer +([\x21-\x7e]+)$/i;
-
 /**
  * Checks the access token of an API call (`Authorization: Bearer`, read from the REQUEST headers):
  * missing, malformed, wrong signature, expired, or revoked by `expireAccessTokensNow()` all give a
- * 401 with the uniform error body and `WWW-Authenticate: Bearer error="invalid_token"`, so the
- * token-refresh interceptor sees the status it reacts to. Codes: `Unauthorized` (no token),
- * `InvalidToken` (malformed or not signed by this backend), `TokenExpired` (expired or revoked).
+ * 401 with the uniform error body, so the token-refresh interceptor sees the status it reacts to.
+ * Codes: `Unauthorized` (no token: `WWW-Authenticate: Bearer`, no error code, as RFC 6750 §3.1 asks),
+ * `InvalidToken` (malformed or not signed by this backend) and `TokenExpired` (expired or revoked),
+ * both with `WWW-Authenticate: Bearer error="invalid_token"`. The same as the reference server.
  *
  * @usageNotes
  * ```ts
@@ -30,15 +30,15 @@ export function authenticateRequest(
   state: DemoServerState,
   nowMs: number,
 ): Authentication {
-  const header = request.headers.get('Authorization');
-  if (header === null || header.trim() === '') {
+  const token = readBearerToken(request.headers.get('Authorization'));
+  if (token === null) {
     return unauthorized(
       'Unauthorized',
       'Sign in first: this call needs an access token (Authorization: Bearer <token>).',
+      BEARER_CHALLENGES.missingToken,
     );
   }
-  const token = BEARER.exec(header.trim())?.[1];
-  if (!token) return unauthorized('InvalidToken', 'The Authorization header must be "Bearer <access token>".');
+  if (token === '') return unauthorized('InvalidToken', 'The Authorization header must be "Bearer <access token>".');
   const check = verifyDemoJwt(token, Math.floor(nowMs / 1000));
   if (!check.ok) {
     switch (check.problem) {
@@ -56,10 +56,10 @@ export function authenticateRequest(
   return { ok: true, claims: check.claims };
 }
 
-function unauthorized(code: string, message: string): Authentication {
-  // RFC 6750 §3: a resource server names the scheme and the reason it refused the token.
-  return {
-    ok: false,
-    response: errorResponse(401, code, message, { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } }),
-  };
+function unauthorized(
+  code: string,
+  message: string,
+  challenge: string = BEARER_CHALLENGES.invalidToken,
+): Authentication {
+  return { ok: false, response: errorResponse(401, code, message, { headers: { 'WWW-Authenticate': challenge } }) };
 }

@@ -493,6 +493,86 @@ describe('DemoBackend', () => {
     });
   });
 
+  describe('Unicode in names and e-mail addresses (the contract’s rules, as on the reference server)', () => {
+    it.each([
+      ['NFC and NFD', 'jos\u00e9@example.com', 'jose\u0301@example.com'],
+      ['NFD and NFC', 'jose\u0301@example.com', 'jos\u00e9@example.com'],
+      ['ASCII and fullwidth letters', 'jose@example.com', '\uff4a\uff4f\uff53\uff45@example.com'],
+      ['lower and upper case beyond ASCII', 'jos\u00e9@example.com', 'JOS\u00c9@EXAMPLE.COM'],
+    ])('answers 409 Conflict to one address written two ways (%s)', async (_case, first, second) => {
+      const { send, token } = await setupSignedIn();
+      const created = await send('POST', USERS, { token, body: { name: 'José', email: first } });
+      const again = await send('POST', USERS, { token, body: { name: 'José 2', email: second } });
+
+      expect(created.status).toBe(201);
+      expectError(again, 409, 'Conflict', [{ target: 'email', message: 'is already taken' }]);
+    });
+
+    it('stores a fullwidth address in compatibility form, and a decomposed name composed, keeping the case', async () => {
+      const { send, token } = await setupSignedIn();
+      const response = await send('POST', USERS, {
+        token,
+        body: { name: 'Jose\u0301 Garci\u0301a', email: '\uff2a\uff4f\uff53\uff45\uff20example.com' },
+      });
+
+      expect(bodyOf(response)).toMatchObject({ name: 'Jos\u00e9 Garc\u00eda', email: 'Jose@example.com' });
+    });
+
+    it.each([
+      ['a zero-width space in a name', { name: 'Ada\u200bLovelace', email: 'ok@example.com' }, 'name', 'U+200B'],
+      ['a right-to-left override in a name', { name: 'Ada \u202eecalevol', email: 'ok@example.com' }, 'name', 'U+202E'],
+      ['a byte-order mark inside a name', { name: 'Ada\ufeffLovelace', email: 'ok@example.com' }, 'name', 'U+FEFF'],
+      [
+        'a zero-width joiner between spaces',
+        { name: 'Ada \u200d Lovelace', email: 'ok@example.com' },
+        'name',
+        'U+200D',
+      ],
+      ['a zero-width space in an e-mail', { name: 'Ok', email: 'ada\u200b@example.com' }, 'email', 'U+200B'],
+      ['a zero-width joiner in an e-mail', { name: 'Ok', email: 'a\u200db@example.com' }, 'email', 'U+200D'],
+      ['a right-to-left override in an e-mail', { name: 'Ok', email: '\u202emoc.elpmaxe@ada' }, 'email', 'U+202E'],
+    ])('answers 400 InvalidRequest to %s', async (_case, body, target, codePoint) => {
+      const { send, token } = await setupSignedIn();
+      const response = await send('POST', USERS, { token, body });
+
+      expectError(response, 400, 'InvalidRequest', [
+        { target, message: `must not contain invisible characters (${codePoint})` },
+      ]);
+    });
+
+    it.each([
+      [
+        'a control character',
+        { name: 'Ada\u0007', email: 'ok@example.com' },
+        'name',
+        'must not contain control characters',
+      ],
+      ['a lone surrogate', { name: 'Ada \ud800', email: 'ok@example.com' }, 'name', 'must be valid Unicode text'],
+      [
+        'an e-mail with NUL',
+        { name: 'Ok', email: 'ok\u0000@example.com' },
+        'email',
+        'is not a well-formed e-mail address',
+      ],
+    ])('answers 400 InvalidRequest to %s, as the reference server does', async (_case, body, target, message) => {
+      const { send, token } = await setupSignedIn();
+      const response = await send('POST', USERS, { token, body });
+
+      expectError(response, 400, 'InvalidRequest', [{ target, message }]);
+    });
+
+    it.each([
+      ['an emoji sequence', '\u{1f469}\u200d\u{1f4bb} Ada'],
+      ['a Persian word with a non-joiner', '\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645'],
+      ['a flag of a subdivision', '\u{1f3f4}\u{e0067}\u{e0062}\u{e0073}\u{e0063}\u{e0074}\u{e007f} Ada'],
+    ])('accepts the joiners writing needs: %s', async (_case, name) => {
+      const { send, token } = await setupSignedIn();
+      const response = await send('POST', USERS, { token, body: { name, email: 'ok@example.com' } });
+
+      expect(bodyOf(response)).toMatchObject({ name });
+    });
+  });
+
   describe('PUT /api/v1/users/{id} (replace)', () => {
     it('answers 204, stores the fields, and is idempotent', async () => {
       const { send, token } = await setupSignedIn();
@@ -626,6 +706,7 @@ describe('DemoBackend', () => {
       const response = await send(method, url, { token, body, headers: MERGE_PATCH });
 
       expectError(response, 403, 'Forbidden');
+      expect(response.headers.get('WWW-Authenticate')).toBe('Bearer error="insufficient_scope"');
       expect(bodyOf(await send('GET', `${USERS}/1`, { token }))).toMatchObject({ name: 'Ada Lovelace' });
       expect(ids(await send('GET', USERS, { token, params: { pageSize: 100 } }))).toHaveLength(42);
     });
@@ -749,7 +830,7 @@ describe('DemoBackend', () => {
       expect(error.status).toBe(401);
       expect(error.statusText).toBe('Unauthorized');
       expect(error.url).toBe(USERS);
-      expect(error.headers.get('WWW-Authenticate')).toBe('Bearer error="invalid_token"');
+      expect(error.headers.get('WWW-Authenticate')).toBe('Bearer');
       expect(error.error).toEqual({ error: { code: 'Unauthorized', message: expect.any(String) } });
     });
 
@@ -832,9 +913,12 @@ function expectError(
   expect((error.error as { error: { message: string } }).error.message.length).toBeGreaterThan(10);
 }
 
+/** A 401 with the challenge of RFC 6750 §3.1: no error code without a token, `invalid_token` for a bad one. */
 function expectUnauthorized(response: HttpResponse<unknown> | HttpErrorResponse, code: string) {
   expectError(response, 401, code);
-  expect(response.headers.get('WWW-Authenticate')).toBe('Bearer error="invalid_token"');
+  expect(response.headers.get('WWW-Authenticate')).toBe(
+    code === 'Unauthorized' ? 'Bearer' : 'Bearer error="invalid_token"',
+  );
 }
 
 /** The body of a success (the test fails on an error answer). */

@@ -1,12 +1,8 @@
 import { Injectable, signal } from '@angular/core';
 
-/** A demo account, shown on the login page. */
-export interface DemoAccount {
-  readonly username: string;
-  readonly password: string;
-  /** `admin` may create, edit and delete users; `viewer` may only read. */
-  readonly role: 'admin' | 'viewer';
-}
+import { DEMO_ACCOUNTS, type DemoAccount } from '../../../../reference-server/src/contract/public-api';
+
+export type { DemoAccount };
 
 /**
  * The in-memory backend's state that the showcase's controls reach into: token lifetime, artificial
@@ -16,11 +12,8 @@ export interface DemoAccount {
  */
 @Injectable({ providedIn: 'root' })
 export class DemoServerState {
-  /** The demo accounts and their passwords (shown on the login page). */
-  readonly accounts: readonly DemoAccount[] = [
-    { username: 'ada', password: 'lovelace', role: 'admin' },
-    { username: 'alan', password: 'turing', role: 'viewer' },
-  ];
+  /** The demo accounts and their passwords (shown on the login page): the contract's, as on the reference server. */
+  readonly accounts: readonly DemoAccount[] = DEMO_ACCOUNTS;
 
   /** Lifetime of new access tokens, in seconds (5 to 3600). */
   readonly tokenLifetimeSeconds = signal(30);

@@ -1,3 +1,5 @@
+import { emailKey } from '../../../../reference-server/src/contract/public-api';
+
 /** A user as the demo backend stores and sends it. */
 export interface DemoUser {
   readonly id: number;
@@ -10,7 +12,7 @@ export type DemoUserFields = Omit<DemoUser, 'id'>;
 
 /**
  * The demo backend's users table: kept in id order (the list's stable order), ids never reused,
- * e-mail addresses compared case-insensitively. Owned by one `DemoBackend`, so each application
+ * e-mail addresses unique by the contract's `emailKey` (ignoring case and Unicode forms). Owned by one `DemoBackend`, so each application
  * (and each test) starts from its own copy of the seed.
  *
  * @usageNotes
@@ -69,9 +71,9 @@ export class DemoUserStore {
     return true;
   }
 
-  /** Whether another user (not `exceptId`) has this address, ignoring case. */
+  /** Whether another user (not `exceptId`) has this address: the same `emailKey`, as on the reference server. */
   isEmailTaken(email: string, exceptId?: number): boolean {
-    const wanted = email.toLowerCase();
-    return this.users.some((user) => user.id !== exceptId && user.email.toLowerCase() === wanted);
+    const wanted = emailKey(email);
+    return this.users.some((user) => user.id !== exceptId && emailKey(user.email) === wanted);
   }
 }

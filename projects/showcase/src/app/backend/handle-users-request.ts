@@ -1,17 +1,21 @@
 import type { HttpRequest } from '@angular/common/http';
 import type { ResponseOptions } from 'angular-in-memory-web-api';
 
+import {
+  BEARER_CHALLENGES,
+  type ErrorDetail,
+  locatePage,
+  parseWholeNumber,
+  readPaging,
+  validateUserFields,
+} from '../../../../reference-server/src/contract/public-api';
+
 import { authenticateRequest } from './authenticate-request';
-import { type DemoErrorDetail, errorResponse, jsonResponse, noContentResponse } from './demo-response';
+import { errorResponse, jsonResponse, noContentResponse } from './demo-response';
 import type { DemoServerState } from './demo-server-state';
 import type { DemoUserFields, DemoUserStore } from './demo-user-store';
 import { readJsonBody } from './read-json-body';
-import { validateUserFields } from './validate-user-fields';
 
-/** The largest page a list call may ask for: a larger `pageSize` is a 400 with target `pageSize`. */
-export const MAX_PAGE_SIZE = 100;
-/** The page size of a list call that gives `page` without `pageSize`. */
-export const DEFAULT_PAGE_SIZE = 10;
 /** The media type of version 1 of the users API, for the `Accept` versioning style. */
 export const USERS_V1_MEDIA_TYPE = 'application/vnd.showcase.v1+json';
 
@@ -27,8 +31,6 @@ export interface UsersRoute {
   readonly query: URLSearchParams;
 }
 
-/** A whole number from 1 as a path or query parameter: digits, no sign, no leading zero, no exponent. */
-const WHOLE_NUMBER = /^[1-9]\d{0,14}$/;
 /** `application/vnd.showcase.v<major>+json`, compared without parameters or case. */
 const VENDOR_MEDIA_TYPE = /^application\/vnd\.showcase\.v(\d+)\+json$/;
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -78,6 +80,7 @@ export function handleUsersRequest(
       403,
       'Forbidden',
       `Only an admin may change users; ${claims.sub} is signed in as a ${claims.role}.`,
+      { headers: { 'WWW-Authenticate': BEARER_CHALLENGES.insufficientScope } },
     );
   }
   // Answers carry the media type that was asked for, as content negotiation promises.
@@ -88,12 +91,12 @@ export function handleUsersRequest(
   if (route.id === null) {
     return method === 'GET' ? list(route.query, store, ok) : create(request, route, store, ok);
   }
-  if (!WHOLE_NUMBER.test(route.id)) {
+  const id = parseWholeNumber(route.id);
+  if (id === null) {
     return errorResponse(400, 'InvalidRequest', `The user id must be a whole number from 1, got "${route.id}".`, {
       details: [{ target: 'id', message: 'must be a whole number from 1' }],
     });
   }
-  const id = Number(route.id);
   if (method === 'PATCH' && !isMergePatch(request)) {
     return errorResponse(
       415,
@@ -125,25 +128,15 @@ export function handleUsersRequest(
 type Answer = (status: number, body: object, headers?: Record<string, string>) => ResponseOptions;
 
 function list(query: URLSearchParams, store: DemoUserStore, ok: Answer): ResponseOptions {
-  const details: DemoErrorDetail[] = [];
-  const page = readCount(query, 'page', details);
-  const pageSize = readCount(query, 'pageSize', details);
-  if (pageSize !== undefined && pageSize > MAX_PAGE_SIZE) {
-    details.push({ target: 'pageSize', message: `must be at most ${MAX_PAGE_SIZE}` });
+  const paging = readPaging((name) => query.getAll(name));
+  if (!paging.ok) {
+    return errorResponse(400, 'InvalidRequest', `Invalid paging: ${describe(paging.details)}.`, {
+      details: paging.details,
+    });
   }
-  if (details.length > 0) {
-    return errorResponse(400, 'InvalidRequest', `Invalid paging: ${describe(details)}.`, { details });
-  }
-  if (page === undefined && pageSize === undefined) return ok(200, store.slice());
-  const currentPage = page ?? 1;
-  const size = pageSize ?? DEFAULT_PAGE_SIZE;
-  const totalItems = store.size;
-  // A page past the end is an empty page, not an error: the list may have shrunk since the last call.
-  const start = (currentPage - 1) * size;
-  return ok(200, {
-    data: start < totalItems ? store.slice(start, start + size) : [],
-    pagination: { currentPage, pageSize: size, totalPages: Math.ceil(totalItems / size), totalItems },
-  });
+  if (paging.page === null) return ok(200, store.slice());
+  const { start, pagination } = locatePage(paging.page, store.size);
+  return ok(200, { data: start < store.size ? store.slice(start, start + pagination.pageSize) : [], pagination });
 }
 
 function create(request: HttpRequest<unknown>, route: UsersRoute, store: DemoUserStore, ok: Answer): ResponseOptions {
@@ -201,22 +194,10 @@ function isMergePatch(request: HttpRequest<unknown>): boolean {
   return contentType.split(';')[0]?.trim().toLowerCase() === 'application/merge-patch+json';
 }
 
-/** A paging parameter: `undefined` when absent, else a whole number from 1 (a detail when not). */
-function readCount(query: URLSearchParams, name: string, details: DemoErrorDetail[]): number | undefined {
-  const values = query.getAll(name);
-  if (values.length === 0) return undefined;
-  const [value = ''] = values;
-  const problem =
-    values.length > 1 ? 'must be given once' : WHOLE_NUMBER.test(value) ? null : 'must be a whole number from 1';
-  if (problem === null) return Number(value);
-  details.push({ target: name, message: problem });
-  return undefined;
-}
-
 function refuse(...args: Parameters<typeof errorResponse>) {
   return { ok: false, response: errorResponse(...args) } as const;
 }
 
-function describe(details: readonly DemoErrorDetail[]): string {
+function describe(details: readonly ErrorDetail[]): string {
   return details.map(({ target, message }) => (target ? `${target} ${message}` : message)).join('; ');
 }

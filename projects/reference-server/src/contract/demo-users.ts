@@ -1,12 +1,4 @@
-import type { Role, UserFields } from './repository.js';
-
-/** The demo accounts, documented in the README and shown on the showcase's login page. */
-export const DEMO_ACCOUNTS: readonly { readonly username: string; readonly password: string; readonly role: Role }[] = [
-  { username: 'ada', password: 'lovelace', role: 'admin' },
-  { username: 'alan', password: 'turing', role: 'viewer' },
-];
-
-/** Enough names for five pages of ten; the same 42 as the showcase's in-memory backend. */
+/** Enough names for five pages of ten, so paging has something to show. */
 const NAMES = [
   'Ada Lovelace',
   'Alan Turing',
@@ -53,10 +45,14 @@ const NAMES = [
 ] as const;
 
 /**
- * The 42 demo users (ids 1 to 42 on a fresh database), each with a unique address under
- * `example.com`, a domain reserved for examples.
+ * The 42 users both backends start with, in id order (ids 1 to 42 on a fresh database or a fresh
+ * in-memory store), each with a unique address under `example.com`, a domain reserved for examples,
+ * so no real person gets mail.
+ *
+ * @example
+ * DEMO_USERS[0]; // { name: 'Ada Lovelace', email: 'ada.lovelace@example.com' }
  */
-export const DEMO_USERS: readonly UserFields[] = NAMES.map((name) => ({
+export const DEMO_USERS: readonly { readonly name: string; readonly email: string }[] = NAMES.map((name) => ({
   name,
   email: `${toMailbox(name)}@example.com`,
 }));

@@ -1,0 +1,18 @@
+/*
+ * The contract both backends share: the reference server (Node) and the showcase's in-memory backend
+ * (in the browser) import these rules, so they cannot drift. Plain TypeScript only: no framework, no
+ * Node or browser API, and each file imports nothing but its siblings.
+ */
+export { BEARER_CHALLENGES } from './bearer-challenges.js';
+export { DEMO_ACCOUNTS } from './demo-accounts.js';
+export type { DemoAccount } from './demo-accounts.js';
+export { DEMO_USERS } from './demo-users.js';
+export { emailKey } from './email-key.js';
+export type { ErrorDetail } from './error-detail.js';
+export { findInvisibleCharacter } from './find-invisible-character.js';
+export { parseWholeNumber } from './parse-whole-number.js';
+export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, locatePage, readPaging } from './read-paging.js';
+export type { PageRequest, Pagination, PagingCheck } from './read-paging.js';
+export { readBearerToken } from './read-bearer-token.js';
+export { MAX_EMAIL_LENGTH, MAX_NAME_LENGTH, validateUserFields } from './validate-user-fields.js';
+export type { UserFields, UserFieldsCheck } from './validate-user-fields.js';
