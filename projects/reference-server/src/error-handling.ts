@@ -22,8 +22,9 @@ const OTHER_VERSION = /^\/api\/(v[^/]*)\/users(?:\/[^/]*)?\/?$/;
 /**
  * Makes every error the uniform body `{ error: { code, message, details? } }`: errors thrown by
  * handlers and hooks, Fastify's own (validation, bad JSON, too large, unsupported media type),
- * unknown routes (404) and known routes asked with another method (405 with `Allow`). Unexpected
- * errors are logged with their stack and answered with a 500 that says nothing about them.
+ * unknown routes (404), known routes asked with another method (405 with `Allow`), and a database
+ * that did not answer in time (503 with `Retry-After`). Unexpected errors are logged with their
+ * stack and answered with a 500 that says nothing about them.
  *
  * @example
  * registerErrorHandling(app);

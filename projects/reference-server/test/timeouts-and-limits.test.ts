@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { type Socket, connect, createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 
+import pg from 'pg';
+
 import { MAX_ERROR_DETAILS } from '../src/error-handling.js';
+import { openDatabase } from '../src/open-database.js';
+import { seedDemoData } from '../src/seed-demo-data.js';
+import { createSqlRepository } from '../src/sql-repository.js';
 import {
   type TestDatabase,
   type TestServer,
@@ -86,6 +93,72 @@ describe('timeouts and limits', () => {
       },
     );
   });
+
+  // PostgreSQL only: a server that stops answering altogether (frozen, or the network to it gone),
+  // which no server-side timeout can catch. PGlite runs in this process and cannot freeze apart.
+  const databaseUrl = process.env['DATABASE_URL'] || null;
+  if (databaseUrl !== null) {
+    describe('a PostgreSQL that stops answering altogether', () => {
+      let proxy: PausableProxy;
+      let server: TestServer;
+      let dropSchema: () => Promise<void>;
+      before(async () => {
+        const target = new URL(databaseUrl);
+        proxy = await startPausableProxy(target.hostname, Number(target.port || 5432));
+        const throughProxy = new URL(databaseUrl);
+        throughProxy.hostname = '127.0.0.1';
+        throughProxy.port = String(proxy.port);
+        const schema = `reference_server_test_${randomBytes(6).toString('hex')}`;
+        await admin(databaseUrl, `CREATE SCHEMA ${schema}`);
+        dropSchema = () => admin(databaseUrl, `DROP SCHEMA ${schema} CASCADE`);
+        const engine = await openDatabase({
+          databaseUrl: throughProxy.href,
+          pgliteDataDir: null,
+          schema,
+          timeouts: { connectTimeoutMs: 500, statementTimeoutMs: STATEMENT_TIMEOUT_MS },
+        });
+        const repository = createSqlRepository(engine);
+        await seedDemoData(repository);
+        const database: TestDatabase = {
+          engine,
+          repository,
+          description: engine.description,
+          connectAgain: () => Promise.reject(new Error('not needed here')),
+          close: () => engine.close(),
+        };
+        server = await startTestServer({ database });
+      });
+      after(async () => {
+        proxy.resume();
+        await server.close();
+        await server.database.close();
+        await proxy.close();
+        await dropSchema();
+      });
+
+      it('gets a 503 once the client-side timeout passes, and the server recovers', { timeout: 30_000 }, async () => {
+        const { accessToken } = await login(server);
+        const read = () =>
+          fetch(`${server.url}/api/v1/users/1`, {
+            headers: { Authorization: `Bearer ${accessToken}` },
+            signal: AbortSignal.timeout(20_000),
+          });
+        proxy.pause();
+        const started = performance.now();
+        const frozen = await Promise.all([read(), read(), read()]);
+        const elapsed = performance.now() - started;
+        for (const response of frozen) {
+          assert.equal(response.status, 503);
+          assert.equal((await readError(response)).code, 'ServiceUnavailable');
+        }
+        assert.ok(elapsed < WELL_WITHIN_MS, `answered after ${Math.round(elapsed)} ms`);
+
+        proxy.resume();
+        const recovered = await read();
+        assert.equal(recovered.status, 200);
+      });
+    });
+  }
 
   describe('slow clients', () => {
     let server: TestServer;
@@ -218,3 +291,61 @@ describe('timeouts and limits', () => {
     });
   });
 });
+
+/** A TCP relay to PostgreSQL that can stop relaying, as a frozen server or a dead network looks. */
+interface PausableProxy {
+  readonly port: number;
+  pause(): void;
+  resume(): void;
+  close(): Promise<void>;
+}
+
+async function startPausableProxy(host: string, port: number): Promise<PausableProxy> {
+  const sockets = new Set<Socket>();
+  let paused = false;
+  const relay = createServer((client) => {
+    const upstream = connect(port, host);
+    for (const [from, to] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
+      sockets.add(from);
+      if (paused) from.pause();
+      // Written by hand rather than piped: a piped stream resumes itself when its destination drains.
+      from.on('data', (chunk: Buffer) => to.write(chunk));
+      from.on('error', () => undefined);
+      from.on('close', () => {
+        sockets.delete(from);
+        to.destroy();
+      });
+    }
+  });
+  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+  const address = relay.address();
+  if (address === null || typeof address === 'string') throw new Error('the relay has no port');
+  return {
+    port: address.port,
+    pause: () => {
+      paused = true;
+      for (const socket of sockets) socket.pause();
+    },
+    resume: () => {
+      paused = false;
+      for (const socket of sockets) socket.resume();
+    },
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => relay.close(resolve));
+    },
+  };
+}
+
+async function admin(databaseUrl: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
