@@ -17,6 +17,7 @@ import {
   parseRawAnswer,
   post,
   rawConnection,
+  rawRequest,
   readError,
   refreshWithCookie,
   startTestServer,
@@ -220,6 +221,24 @@ describe('timeouts and limits', () => {
       for (const answer of await Promise.all(held)) assert.equal(parseRawAnswer(answer).status, 408);
       const again = await fetch(`${server.url}/api/v1/users`, { headers: { Connection: 'close' } });
       assert.equal(again.status, 401);
+    });
+
+    it('leaves a trusted proxy, which carries many clients, uncapped', async () => {
+      const behindProxy = await startTestServer({
+        database: server.database,
+        env: { MAX_CONNECTIONS_PER_ADDRESS: '1', HEADERS_TIMEOUT_MS: '500', TRUST_PROXY: '127.0.0.1' },
+      });
+      try {
+        const held = rawConnection(behindProxy, 'GET / HTTP/1.1\r\n');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        const second = parseRawAnswer(
+          await rawRequest(behindProxy, 'GET /api/v1/users HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+        );
+        assert.equal(second.status, 401);
+        assert.equal(parseRawAnswer(await held).status, 408);
+      } finally {
+        await behindProxy.close();
+      }
     });
   });
 
