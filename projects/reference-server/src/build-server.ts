@@ -1,16 +1,17 @@
+import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+
 import fastifyCookie from '@fastify/cookie';
 import fastifyCors from '@fastify/cors';
 import fastifyHelmet from '@fastify/helmet';
 import fastifyRateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify';
-import { readFileSync } from 'node:fs';
-import type { Server } from 'node:http';
 
 import { createAccessTokens } from './access-tokens.js';
 import { registerAuthRoutes } from './auth-routes.js';
+import { capConnectionsPerAddress } from './cap-connections-per-address.js';
 import { handleClientError, handleFrameworkError, registerErrorHandling } from './error-handling.js';
 import { HttpError } from './http-error.js';
-import { capConnectionsPerAddress } from './cap-connections-per-address.js';
 import { hashPassword } from './password-hash.js';
 import type { ServerConfig } from './read-config.js';
 import { createRefreshTokens } from './refresh-tokens.js';

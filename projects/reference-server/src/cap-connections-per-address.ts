@@ -1,5 +1,4 @@
-import { BlockList, type Socket, isIPv6 } from 'node:net';
-import type { Server } from 'node:net';
+import { BlockList, type Server, type Socket, isIPv6 } from 'node:net';
 
 import { sendOnSocket } from './error-handling.js';
 import { HttpError } from './http-error.js';
