@@ -21,7 +21,12 @@ const SERVER_ENV = {
   // which the auth lab shows.
   REFRESH_TOKEN_REUSE_INTERVAL_SECONDS: '30',
   COOKIE_SECURE: 'false',
+  // Plain HTTP on loopback, whatever NODE_ENV the machine has.
+  HTTPS_ONLY: 'false',
   LOGIN_RATE_LIMIT_MAX: '1000',
+  // Every tab of every test refreshes from 127.0.0.1, some every 3 seconds.
+  REFRESH_RATE_LIMIT_MAX: '1000',
+  LOGOUT_RATE_LIMIT_MAX: '1000',
   LOG_LEVEL: 'warn',
   DATABASE_URL: '',
   PGLITE_DATA_DIR: '',

@@ -21,6 +21,8 @@ const server = spawn(process.execPath, ['projects/reference-server/dist/main.js'
     HOST: '127.0.0.1',
     // The dev server is plain HTTP; browsers other than Chrome and Firefox drop a Secure cookie there.
     COOKIE_SECURE: process.env.COOKIE_SECURE ?? 'false',
+    // Nor does it speak HTTPS, whatever NODE_ENV says.
+    HTTPS_ONLY: process.env.HTTPS_ONLY ?? 'false',
   },
 });
 let ng = null;

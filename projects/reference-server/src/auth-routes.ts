@@ -49,7 +49,7 @@ const CLEANUP_INTERVAL_MS = 60_000;
  *
  * - login: `{ username, password }` → 200 `{ accessToken }` and the refresh cookie (a new token
  *   family). Wrong password and unknown user give the same 401 `InvalidCredentials` after the same
- *   scrypt work. Rate-limited per client address.
+ *   scrypt work.
  * - refresh: the cookie, or `{ refreshToken }` in the body → 200 `{ accessToken }` and the token
  *   rotated. The rotated token goes back the way the old one came: a cookie for a cookie,
  *   `refreshToken` in the body for a body. The live token's immediate predecessor, within
@@ -58,6 +58,9 @@ const CLEANUP_INTERVAL_MS = 60_000;
  *   detection); expired, unknown, forged or revoked → 401 `InvalidRefreshToken`.
  * - logout: revokes the family, found from the access token's `sid` (`Authorization: Bearer`, even
  *   expired), a `{ refreshToken }` body, or the cookie; clears the cookie; 204 whatever happens.
+ *
+ * Each is rate-limited per client address (429 `TooManyRequests` with `Retry-After`), with its own
+ * limit from the configuration.
  */
 export async function registerAuthRoutes(app: FastifyInstance, options: AuthRoutesOptions): Promise<void> {
   const { config, repository, accessTokens, refreshTokens, now, dummyPasswordHash } = options;
@@ -100,64 +103,82 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
     },
   );
 
-  app.post('/auth/refresh', { schema: { body: TOKEN_BODY_SCHEMA } }, async (request, reply) => {
-    const fromBody = readBodyToken(request);
-    const presented = fromBody ?? request.cookies[REFRESH_COOKIE];
-    // A definite "no" also tells the browser to drop a cookie that can never work again; a failure
-    // of the server (a 500) leaves it alone, so the session survives a database hiccup.
-    const refuse = (message: string) => {
-      if (fromBody === undefined) clearRefreshCookie(reply, cookie);
-      return new HttpError(401, 'InvalidRefreshToken', message);
-    };
-    if (presented === undefined || presented === '') throw refuse('There is no refresh token; please sign in.');
-    // Malformed, tampered with, or made with another key: refused without a database round trip.
-    const reference = refreshTokens.parse(presented);
-    if (reference === null) throw refuse(UNUSABLE);
-    const nowMs = now();
-    const result = await repository.rotateRefreshToken({
-      ...reference,
-      now: new Date(nowMs),
-      reuseIntervalSeconds: config.refreshTokenReuseIntervalSeconds,
-    });
-    if (result.outcome === 'reused') {
-      request.log.warn({ familyId: result.familyId }, 'refresh token reused: token family revoked');
-      throw refuse('The refresh token was already used, so the session has been ended; please sign in again.');
-    }
-    if (result.outcome === 'invalid') throw refuse(UNUSABLE);
-    if (result.outcome === 'reissued') {
-      // Expected now and then (two tabs, a lost answer), but worth seeing when it piles up.
-      request.log.info(
-        { familyId: result.familyId, generation: result.generation },
-        'refresh token presented again within the reuse interval: live token reissued',
-      );
-    }
-    const { username, role, familyId, generation, expiresAt } = result;
-    const accessToken = await accessTokens.issue({ username, role, familyId });
-    // A reissue answers the very value of the live token, so the browser's cookie jar ends up with the
-    // live token whichever of several answers arrives last.
-    const next = refreshTokens.derive({ familyId, generation });
-    if (fromBody !== undefined) return { accessToken, refreshToken: next };
-    setRefreshCookie(reply, next, { ...cookie, maxAgeSeconds: Math.floor((expiresAt.getTime() - nowMs) / 1000) });
-    return { accessToken };
-  });
+  app.post(
+    '/auth/refresh',
+    {
+      schema: { body: TOKEN_BODY_SCHEMA },
+      config: {
+        rateLimit: { max: config.refreshRateLimitMax, timeWindow: config.refreshRateLimitWindowSeconds * 1000 },
+      },
+    },
+    async (request, reply) => {
+      const fromBody = readBodyToken(request);
+      const presented = fromBody ?? request.cookies[REFRESH_COOKIE];
+      // A definite "no" also tells the browser to drop a cookie that can never work again; a failure
+      // of the server (a 500) leaves it alone, so the session survives a database hiccup.
+      const refuse = (message: string) => {
+        if (fromBody === undefined) clearRefreshCookie(reply, cookie);
+        return new HttpError(401, 'InvalidRefreshToken', message);
+      };
+      if (presented === undefined || presented === '') throw refuse('There is no refresh token; please sign in.');
+      // Malformed, tampered with, or made with another key: refused without a database round trip.
+      const reference = refreshTokens.parse(presented);
+      if (reference === null) throw refuse(UNUSABLE);
+      const nowMs = now();
+      const result = await repository.rotateRefreshToken({
+        ...reference,
+        now: new Date(nowMs),
+        reuseIntervalSeconds: config.refreshTokenReuseIntervalSeconds,
+      });
+      if (result.outcome === 'reused') {
+        request.log.warn({ familyId: result.familyId }, 'refresh token reused: token family revoked');
+        throw refuse('The refresh token was already used, so the session has been ended; please sign in again.');
+      }
+      if (result.outcome === 'invalid') throw refuse(UNUSABLE);
+      if (result.outcome === 'reissued') {
+        // Expected now and then (two tabs, a lost answer), but worth seeing when it piles up.
+        request.log.info(
+          { familyId: result.familyId, generation: result.generation },
+          'refresh token presented again within the reuse interval: live token reissued',
+        );
+      }
+      const { username, role, familyId, generation, expiresAt } = result;
+      const accessToken = await accessTokens.issue({ username, role, familyId });
+      // A reissue answers the very value of the live token, so the browser's cookie jar ends up with the
+      // live token whichever of several answers arrives last.
+      const next = refreshTokens.derive({ familyId, generation });
+      if (fromBody !== undefined) return { accessToken, refreshToken: next };
+      setRefreshCookie(reply, next, { ...cookie, maxAgeSeconds: Math.floor((expiresAt.getTime() - nowMs) / 1000) });
+      return { accessToken };
+    },
+  );
 
-  app.post('/auth/logout', { schema: { body: TOKEN_BODY_SCHEMA } }, async (request, reply) => {
-    const families = new Set<string>();
-    const bearer = readBearerToken(request.headers.authorization);
-    if (bearer) {
-      // An expired access token still names the session it belonged to; only a genuine one counts.
-      const check = await accessTokens.verify(bearer, { allowExpired: true });
-      if (check.ok) families.add(check.claims.sid);
-    }
-    for (const token of [readBodyToken(request), request.cookies[REFRESH_COOKIE]]) {
-      // Any genuine token of the family names it, rotated ones too; a forged one names nothing.
-      const reference = refreshTokens.parse(token);
-      if (reference !== null) families.add(reference.familyId);
-    }
-    for (const familyId of families) await repository.revokeRefreshFamily(familyId, new Date(now()));
-    clearRefreshCookie(reply, cookie);
-    return sendNoContent(reply);
-  });
+  app.post(
+    '/auth/logout',
+    {
+      schema: { body: TOKEN_BODY_SCHEMA },
+      config: {
+        rateLimit: { max: config.logoutRateLimitMax, timeWindow: config.logoutRateLimitWindowSeconds * 1000 },
+      },
+    },
+    async (request, reply) => {
+      const families = new Set<string>();
+      const bearer = readBearerToken(request.headers.authorization);
+      if (bearer) {
+        // An expired access token still names the session it belonged to; only a genuine one counts.
+        const check = await accessTokens.verify(bearer, { allowExpired: true });
+        if (check.ok) families.add(check.claims.sid);
+      }
+      for (const token of [readBodyToken(request), request.cookies[REFRESH_COOKIE]]) {
+        // Any genuine token of the family names it, rotated ones too; a forged one names nothing.
+        const reference = refreshTokens.parse(token);
+        if (reference !== null) families.add(reference.familyId);
+      }
+      for (const familyId of families) await repository.revokeRefreshFamily(familyId, new Date(now()));
+      clearRefreshCookie(reply, cookie);
+      return sendNoContent(reply);
+    },
+  );
 }
 
 function readBodyToken(request: FastifyRequest): string | undefined {

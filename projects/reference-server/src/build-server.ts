@@ -1,11 +1,15 @@
+import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+
 import fastifyCookie from '@fastify/cookie';
 import fastifyCors from '@fastify/cors';
 import fastifyHelmet from '@fastify/helmet';
 import fastifyRateLimit from '@fastify/rate-limit';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify';
 
 import { createAccessTokens } from './access-tokens.js';
 import { registerAuthRoutes } from './auth-routes.js';
+import { capConnectionsPerAddress } from './cap-connections-per-address.js';
 import { handleClientError, handleFrameworkError, registerErrorHandling } from './error-handling.js';
 import { HttpError } from './http-error.js';
 import { hashPassword } from './password-hash.js';
@@ -24,9 +28,11 @@ export interface BuildServerOptions {
 }
 
 /**
- * The whole HTTP server, ready to `listen`: security headers (helmet), CORS for the configured
- * origins only, the strict JSON body parser with its size limit, `Cache-Control: no-store` on every
- * answer, the login rate limit, the auth and users routes, and the uniform error body for every error.
+ * The whole HTTP server, ready to `listen`: HTTPS when the configuration names a certificate, the
+ * timeouts and the cap on connections per address, security headers (helmet), plain HTTP refused
+ * when `httpsOnly`, CORS for the configured origins only, the strict JSON body parser with its size
+ * limit, `Cache-Control: no-store` on every answer, the rate limits of login, refresh and logout,
+ * the auth and users routes, and the uniform error body for every error.
  * It owns nothing it was given: closing it leaves the repository open.
  *
  * @example
@@ -35,16 +41,45 @@ export interface BuildServerOptions {
  */
 export async function buildServer(options: BuildServerOptions): Promise<FastifyInstance> {
   const { config, repository, now = Date.now } = options;
+  const nodeServerOptions = {
+    headersTimeout: config.headersTimeoutMs,
+    // Node checks the header and request deadlines on this beat (30 s by default, which would let
+    // a 10-second deadline slip to 40).
+    connectionsCheckingInterval: Math.max(25, Math.min(1_000, Math.floor(config.headersTimeoutMs / 4))),
+    // Node would answer a missing Host with an empty 400 of its own; the hook below answers it uniformly.
+    requireHostHeader: false,
+  };
   const app = Fastify({
     logger: { level: config.logLevel },
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: config.trustProxy,
+    trustProxy: typeof config.trustProxy === 'boolean' ? config.trustProxy : [...config.trustProxy],
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    connectionTimeout: config.connectionTimeoutMs,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     // Bodies are validated exactly as sent: no type coercion ("1" is no integer), nothing removed
-    // silently (an unknown field is an error), every problem reported at once.
+    // silently (an unknown field is an error), every problem reported at once (up to
+    // MAX_ERROR_DETAILS of them in the answer).
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: true } },
     frameworkErrors: handleFrameworkError,
     clientErrorHandler: handleClientError,
+    ...(config.tls === null
+      ? { http: nodeServerOptions }
+      : {
+          https: {
+            ...nodeServerOptions,
+            cert: readTlsFile('TLS_CERT_FILE', config.tls.certFile),
+            key: readTlsFile('TLS_KEY_FILE', config.tls.keyFile),
+            // A handshake that never ends holds a connection as long as slow headers would.
+            handshakeTimeout: config.headersTimeoutMs,
+          },
+        }),
+    // The https variant is typed apart; both serve the same Node request and reply objects.
+  } as FastifyHttpOptions<Server>);
+  capConnectionsPerAddress(app.server, {
+    max: config.maxConnectionsPerAddress,
+    exempt: config.trustProxy,
+    event: config.tls === null ? 'connection' : 'secureConnection',
   });
 
   registerErrorHandling(app);
@@ -55,6 +90,17 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
     crossOriginResourcePolicy: { policy: 'same-origin' },
     frameguard: { action: 'deny' },
     referrerPolicy: { policy: 'no-referrer' },
+  });
+  // After helmet's hook, so these refusals carry the security headers too.
+  app.addHook('onRequest', async (request) => {
+    if (config.httpsOnly && request.protocol !== 'https') {
+      // No redirect: whatever the client sent (a password, a token) has crossed the network in clear
+      // already, and a redirect would teach it to go on doing so unnoticed.
+      throw new HttpError(403, 'HttpsRequired', 'This server answers over HTTPS only.');
+    }
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+      throw new HttpError(400, 'InvalidRequest', 'The Host header is missing.');
+    }
   });
   await app.register(fastifyCors, {
     // Exact origins only; for any other, no CORS headers at all, so the browser keeps the answer from the page.
@@ -91,4 +137,12 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
   await registerAuthRoutes(app, { config, repository, accessTokens, refreshTokens, now, dummyPasswordHash });
   await registerUsersRoutes(app, { repository, accessTokens, apiVendor: config.apiVendor });
   return app;
+}
+
+function readTlsFile(variable: string, path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    throw new Error(`reference-server: ${variable} names a file that cannot be read (${(error as Error).message})`);
+  }
 }

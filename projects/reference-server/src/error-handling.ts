@@ -3,18 +3,28 @@ import type { Socket } from 'node:net';
 
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
+import { DatabaseUnavailableError } from './database-unavailable-error.js';
 import { type ErrorDetail, HttpError, describeDetails } from './http-error.js';
+import { SECURITY_HEADERS } from './security-headers.js';
 
 /** Methods a route can be asked for; OPTIONS is CORS's and answered apart. */
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+/**
+ * The most validation details one answer lists. A legitimate form has a handful of fields; a body
+ * of 1,900 unknown keys must not turn into 1,900 details (an answer ten times the request).
+ */
+export const MAX_ERROR_DETAILS = 10;
+/** Seconds a client should wait before trying again after a 503. */
+const RETRY_AFTER_SECONDS = 2;
 /** `/api/v<anything>/users...` with another version than 1. */
 const OTHER_VERSION = /^\/api\/(v[^/]*)\/users(?:\/[^/]*)?\/?$/;
 
 /**
  * Makes every error the uniform body `{ error: { code, message, details? } }`: errors thrown by
  * handlers and hooks, Fastify's own (validation, bad JSON, too large, unsupported media type),
- * unknown routes (404) and known routes asked with another method (405 with `Allow`). Unexpected
- * errors are logged with their stack and answered with a 500 that says nothing about them.
+ * unknown routes (404), known routes asked with another method (405 with `Allow`), and a database
+ * that did not answer in time (503 with `Retry-After`). Unexpected errors are logged with their
+ * stack and answered with a 500 that says nothing about them.
  *
  * @example
  * registerErrorHandling(app);
@@ -22,7 +32,8 @@ const OTHER_VERSION = /^\/api\/(v[^/]*)\/users(?:\/[^/]*)?\/?$/;
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: unknown, request, reply) => {
     const answer = toHttpError(error);
-    if (answer.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (answer.status === 503) request.log.warn({ err: error }, 'database unavailable');
+    else if (answer.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendError(reply, answer);
   });
 
@@ -50,9 +61,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
 
 /**
  * Fastify's `frameworkErrors` option: a URL the router cannot decode (`%` not followed by hex) or a
- * path parameter longer than the router allows, as uniform errors.
+ * path parameter longer than the router allows, as uniform errors with the security headers (no
+ * hook runs for these).
  */
 export function handleFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  reply.headers(SECURITY_HEADERS);
   const answer =
     error.code === 'FST_ERR_MAX_PARAM_LENGTH'
       ? new HttpError(414, 'UriTooLong', 'The URL is too long.')
@@ -64,8 +77,8 @@ export function handleFrameworkError(error: FastifyError, _request: FastifyReque
 
 /**
  * Fastify's `clientErrorHandler` option: requests Node's HTTP parser refuses before Fastify sees
- * them (headers too large, malformed request lines) still get the uniform body, then the connection
- * closes, as Node would do.
+ * them (headers too large, malformed request lines, headers or body too slow to arrive) still get
+ * the uniform body and the security headers, then the connection closes, as Node would do.
  */
 export function handleClientError(error: Error & { code?: string }, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
@@ -75,13 +88,25 @@ export function handleClientError(error: Error & { code?: string }, socket: Sock
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? new HttpError(408, 'Timeout', 'The request took too long to arrive.')
         : new HttpError(400, 'BadRequest', 'The request is not valid HTTP.');
-  const body = JSON.stringify(answer.toBody());
+  sendOnSocket(socket, answer);
+}
+
+/**
+ * Writes `error` as a whole HTTP/1.1 answer (uniform body, security headers, `Connection: close`)
+ * straight onto a socket no request object exists for, then closes it.
+ */
+export function sendOnSocket(socket: Socket, error: HttpError): void {
+  const body = JSON.stringify(error.toBody());
+  const headers = {
+    ...SECURITY_HEADERS,
+    ...error.headers,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(body)),
+    Connection: 'close',
+  };
   if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\n` +
-        `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `Cache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
-    );
+    const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+    socket.write(`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\n${lines.join('')}\r\n${body}`);
   }
   socket.destroy();
 }
@@ -94,10 +119,19 @@ export function sendError(reply: FastifyReply, error: HttpError): FastifyReply {
 /** What any thrown value becomes on the wire. Only messages of this server's own making are sent. */
 function toHttpError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
+  if (error instanceof DatabaseUnavailableError) {
+    return new HttpError(503, 'ServiceUnavailable', 'The database is not answering; please try again shortly.', {
+      headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+    });
+  }
   const fastifyError = (typeof error === 'object' && error !== null ? error : {}) as Partial<FastifyError>;
   if (Array.isArray(fastifyError.validation)) {
-    const details = fastifyError.validation.map(toDetail);
-    return new HttpError(400, 'InvalidRequest', `The request is not valid: ${describeDetails(details)}.`, { details });
+    const details = fastifyError.validation.slice(0, MAX_ERROR_DETAILS).map(toDetail);
+    const more = fastifyError.validation.length - details.length;
+    const rest = more > 0 ? `; and ${more} more problem${more === 1 ? '' : 's'}` : '';
+    return new HttpError(400, 'InvalidRequest', `The request is not valid: ${describeDetails(details)}${rest}.`, {
+      details,
+    });
   }
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':

@@ -10,7 +10,13 @@ import { createSqlRepository } from './sql-repository.js';
 
 async function main(): Promise<void> {
   const config = readConfig(process.env);
-  const engine = await openDatabase(config);
+  const engine = await openDatabase({
+    ...config,
+    timeouts: {
+      connectTimeoutMs: config.databaseConnectTimeoutMs,
+      statementTimeoutMs: config.databaseStatementTimeoutMs,
+    },
+  });
   const repository = createSqlRepository(engine);
   const app = await buildServer({ config, repository });
   if (config.seedDemoData && (await seedDemoData(repository))) {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 
 /** Everything the server can be told from outside; see the configuration table of the README. */
 export interface ServerConfig {
@@ -33,10 +34,42 @@ export interface ServerConfig {
   readonly loginRateLimitMax: number;
   /** The login rate limit's window, in seconds. */
   readonly loginRateLimitWindowSeconds: number;
+  /** Refresh attempts allowed per client address and window. */
+  readonly refreshRateLimitMax: number;
+  /** The refresh rate limit's window, in seconds. */
+  readonly refreshRateLimitWindowSeconds: number;
+  /** Logout attempts allowed per client address and window. */
+  readonly logoutRateLimitMax: number;
+  /** The logout rate limit's window, in seconds. */
+  readonly logoutRateLimitWindowSeconds: number;
   /** Largest request body, in bytes. */
   readonly bodyLimitBytes: number;
-  /** Trust `X-Forwarded-For` (and friends) from a reverse proxy, for the client address. */
-  readonly trustProxy: boolean;
+  /**
+   * Whose `X-Forwarded-For`, `-Host` and `-Proto` to believe: `false` nobody, `true` anybody (only
+   * when nothing but the proxy can reach the server), or the proxies' addresses and CIDR ranges.
+   */
+  readonly trustProxy: boolean | readonly string[];
+  /** Refuse requests that did not come over HTTPS (directly, or as a trusted proxy says). */
+  readonly httpsOnly: boolean;
+  /** PEM files of the certificate (chain) and its key, to serve HTTPS; `null`: plain HTTP. */
+  readonly tls: { readonly certFile: string; readonly keyFile: string } | null;
+  /** How long a whole request (headers and body) may take to arrive, in milliseconds. */
+  readonly requestTimeoutMs: number;
+  /** How long a request's headers may take to arrive, in milliseconds. */
+  readonly headersTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open after an answer, in milliseconds. */
+  readonly keepAliveTimeoutMs: number;
+  /** How long a connection may stay silent (nothing sent or read) during a request, in milliseconds. */
+  readonly connectionTimeoutMs: number;
+  /** Open connections allowed per client address (trusted proxies exempt); 0: no cap. */
+  readonly maxConnectionsPerAddress: number;
+  /** PostgreSQL: how long opening a connection, or waiting for a free one, may take, in milliseconds. */
+  readonly databaseConnectTimeoutMs: number;
+  /**
+   * How long one statement may run (PostgreSQL) or wait for the database (PGlite), in milliseconds;
+   * beyond it the request gets a 503.
+   */
+  readonly databaseStatementTimeoutMs: number;
   /** Create the demo accounts and users on the first start of an empty database. */
   readonly seedDemoData: boolean;
   /** Vendor of the `Accept` media type: `application/vnd.<vendor>.v1+json`. */
@@ -71,6 +104,13 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): S
   if (refreshTokenTtlSeconds <= accessTokenTtlSeconds) {
     fail('REFRESH_TOKEN_TTL_SECONDS', 'must be longer than ACCESS_TOKEN_TTL_SECONDS');
   }
+  const requestTimeoutMs = integer(env, 'REQUEST_TIMEOUT_MS', 15_000, 50, 600_000);
+  const headersTimeoutMs = integer(env, 'HEADERS_TIMEOUT_MS', 10_000, 50, 600_000);
+  // Node refuses a header deadline later than the whole request's.
+  if (headersTimeoutMs > requestTimeoutMs) fail('HEADERS_TIMEOUT_MS', 'must not be longer than REQUEST_TIMEOUT_MS');
+  const certFile = text(env, 'TLS_CERT_FILE');
+  const keyFile = text(env, 'TLS_KEY_FILE');
+  if ((certFile === null) !== (keyFile === null)) fail('TLS_CERT_FILE', 'and TLS_KEY_FILE must be set together');
   return {
     port: integer(env, 'PORT', 3000, 0, 65535),
     host: text(env, 'HOST') ?? '127.0.0.1',
@@ -89,8 +129,25 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): S
     refreshTokenInBody: boolean(env, 'REFRESH_TOKEN_IN_BODY', false),
     loginRateLimitMax: integer(env, 'LOGIN_RATE_LIMIT_MAX', 10, 1, 1_000_000),
     loginRateLimitWindowSeconds: integer(env, 'LOGIN_RATE_LIMIT_WINDOW_SECONDS', 60, 1, 24 * 60 * 60),
+    // A tab refreshes once per access-token lifetime; several tabs, a retry and a lost answer stay
+    // far below one a second. Logout is rarer still.
+    refreshRateLimitMax: integer(env, 'REFRESH_RATE_LIMIT_MAX', 60, 1, 1_000_000),
+    refreshRateLimitWindowSeconds: integer(env, 'REFRESH_RATE_LIMIT_WINDOW_SECONDS', 60, 1, 24 * 60 * 60),
+    logoutRateLimitMax: integer(env, 'LOGOUT_RATE_LIMIT_MAX', 30, 1, 1_000_000),
+    logoutRateLimitWindowSeconds: integer(env, 'LOGOUT_RATE_LIMIT_WINDOW_SECONDS', 60, 1, 24 * 60 * 60),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 16 * 1024, 1024, 1024 * 1024),
-    trustProxy: boolean(env, 'TRUST_PROXY', false),
+    trustProxy: proxies(env, 'TRUST_PROXY'),
+    httpsOnly: boolean(env, 'HTTPS_ONLY', env['NODE_ENV']?.trim() === 'production'),
+    tls: certFile !== null && keyFile !== null ? { certFile, keyFile } : null,
+    requestTimeoutMs,
+    headersTimeoutMs,
+    // Fastify's default: longer than the 60 s idle timeout of common load balancers, so the server
+    // never closes a connection the balancer is about to reuse.
+    keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 50, 600_000),
+    connectionTimeoutMs: integer(env, 'CONNECTION_TIMEOUT_MS', 30_000, 50, 600_000),
+    maxConnectionsPerAddress: integer(env, 'MAX_CONNECTIONS_PER_ADDRESS', 100, 0, 1_000_000),
+    databaseConnectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5_000, 50, 600_000),
+    databaseStatementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 5_000, 50, 600_000),
     seedDemoData: boolean(env, 'SEED_DEMO_DATA', true),
     apiVendor,
     logLevel: logLevel as ServerConfig['logLevel'],
@@ -127,6 +184,26 @@ function boolean(env: Readonly<Record<string, string | undefined>>, name: string
   if (['true', '1', 'yes'].includes(value)) return true;
   if (['false', '0', 'no'].includes(value)) return false;
   return fail(name, `must be true or false, got "${value}"`);
+}
+
+/** `true`, `false`, or a comma-separated list of IP addresses and CIDR ranges (`10.0.0.0/8`). */
+function proxies(env: Readonly<Record<string, string | undefined>>, name: string): boolean | string[] {
+  const value = text(env, name);
+  if (value === null || /^(false|0|no)$/i.test(value)) return false;
+  if (/^(true|1|yes)$/i.test(value)) return true;
+  return value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '')
+    .map((entry) => {
+      const [address = '', bits, ...rest] = entry.split('/');
+      const family = isIP(address);
+      const prefixOk = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
+      if (family === 0 || !prefixOk || rest.length > 0) {
+        fail(name, `must be true, false, or IP addresses and CIDR ranges such as 10.0.0.0/8, got "${entry}"`);
+      }
+      return entry;
+    });
 }
 
 /** A comma-separated list of exact origins (`scheme://host[:port]`, no path, no `*`). */

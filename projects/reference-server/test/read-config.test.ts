@@ -23,8 +23,21 @@ describe('readConfig', () => {
         refreshTokenInBody: false,
         loginRateLimitMax: 10,
         loginRateLimitWindowSeconds: 60,
+        refreshRateLimitMax: 60,
+        refreshRateLimitWindowSeconds: 60,
+        logoutRateLimitMax: 30,
+        logoutRateLimitWindowSeconds: 60,
         bodyLimitBytes: 16384,
         trustProxy: false,
+        httpsOnly: false,
+        tls: null,
+        requestTimeoutMs: 15000,
+        headersTimeoutMs: 10000,
+        keepAliveTimeoutMs: 72000,
+        connectionTimeoutMs: 30000,
+        maxConnectionsPerAddress: 100,
+        databaseConnectTimeoutMs: 5000,
+        databaseStatementTimeoutMs: 5000,
         seedDemoData: true,
         apiVendor: 'showcase',
         logLevel: 'info',
@@ -49,8 +62,22 @@ describe('readConfig', () => {
       REFRESH_TOKEN_IN_BODY: 'yes',
       LOGIN_RATE_LIMIT_MAX: '5',
       LOGIN_RATE_LIMIT_WINDOW_SECONDS: '300',
+      REFRESH_RATE_LIMIT_MAX: '7',
+      REFRESH_RATE_LIMIT_WINDOW_SECONDS: '70',
+      LOGOUT_RATE_LIMIT_MAX: '8',
+      LOGOUT_RATE_LIMIT_WINDOW_SECONDS: '80',
       BODY_LIMIT_BYTES: '4096',
       TRUST_PROXY: '1',
+      HTTPS_ONLY: 'true',
+      TLS_CERT_FILE: '/etc/tls/cert.pem',
+      TLS_KEY_FILE: '/etc/tls/key.pem',
+      REQUEST_TIMEOUT_MS: '20000',
+      HEADERS_TIMEOUT_MS: '5000',
+      KEEP_ALIVE_TIMEOUT_MS: '65000',
+      CONNECTION_TIMEOUT_MS: '40000',
+      MAX_CONNECTIONS_PER_ADDRESS: '0',
+      DATABASE_CONNECT_TIMEOUT_MS: '2000',
+      DATABASE_STATEMENT_TIMEOUT_MS: '3000',
       SEED_DEMO_DATA: 'no',
       API_VENDOR: 'example',
       LOG_LEVEL: 'warn',
@@ -72,8 +99,21 @@ describe('readConfig', () => {
         refreshTokenInBody: true,
         loginRateLimitMax: 5,
         loginRateLimitWindowSeconds: 300,
+        refreshRateLimitMax: 7,
+        refreshRateLimitWindowSeconds: 70,
+        logoutRateLimitMax: 8,
+        logoutRateLimitWindowSeconds: 80,
         bodyLimitBytes: 4096,
         trustProxy: true,
+        httpsOnly: true,
+        tls: { certFile: '/etc/tls/cert.pem', keyFile: '/etc/tls/key.pem' },
+        requestTimeoutMs: 20000,
+        headersTimeoutMs: 5000,
+        keepAliveTimeoutMs: 65000,
+        connectionTimeoutMs: 40000,
+        maxConnectionsPerAddress: 0,
+        databaseConnectTimeoutMs: 2000,
+        databaseStatementTimeoutMs: 3000,
         seedDemoData: false,
         apiVendor: 'example',
         logLevel: 'warn',
@@ -101,6 +141,13 @@ describe('readConfig', () => {
     ['CORS_ORIGINS', 'a.example', /CORS_ORIGINS must list origins/],
     ['LOG_LEVEL', 'loud', /LOG_LEVEL must be one of/],
     ['API_VENDOR', 'Not Valid', /API_VENDOR must be/],
+    ['TRUST_PROXY', 'proxy.internal', /TRUST_PROXY must be true, false, or IP addresses and CIDR ranges/],
+    ['TRUST_PROXY', '10.0.0.0/33', /TRUST_PROXY must be/],
+    ['TLS_CERT_FILE', '/etc/tls/cert.pem', /TLS_CERT_FILE and TLS_KEY_FILE must be set together/],
+    ['TLS_KEY_FILE', '/etc/tls/key.pem', /TLS_CERT_FILE and TLS_KEY_FILE must be set together/],
+    ['HEADERS_TIMEOUT_MS', '20000', /HEADERS_TIMEOUT_MS must not be longer than REQUEST_TIMEOUT_MS/],
+    ['REQUEST_TIMEOUT_MS', '10', /REQUEST_TIMEOUT_MS must be a whole number from 50/],
+    ['HTTPS_ONLY', 'sometimes', /HTTPS_ONLY must be true or false/],
   ] as const) {
     it(`refuses ${name}=${value} with a message naming it`, () => {
       assert.throws(() => readConfig({ [name]: value }), message);
@@ -110,6 +157,22 @@ describe('readConfig', () => {
   it('takes REFRESH_TOKEN_REUSE_INTERVAL_SECONDS=0 (strict single use) and up to 300', () => {
     assert.equal(readConfig({ REFRESH_TOKEN_REUSE_INTERVAL_SECONDS: '0' }).refreshTokenReuseIntervalSeconds, 0);
     assert.equal(readConfig({ REFRESH_TOKEN_REUSE_INTERVAL_SECONDS: '300' }).refreshTokenReuseIntervalSeconds, 300);
+  });
+
+  it('reads TRUST_PROXY as a list of proxy addresses and ranges', () => {
+    assert.deepEqual(readConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.7,::1, fd00::/8' }).trustProxy, [
+      '10.0.0.0/8',
+      '192.168.1.7',
+      '::1',
+      'fd00::/8',
+    ]);
+    assert.equal(readConfig({ TRUST_PROXY: 'false' }).trustProxy, false);
+  });
+
+  it('refuses plain HTTP by default when NODE_ENV=production, unless told otherwise', () => {
+    assert.equal(readConfig({ NODE_ENV: 'production' }).httpsOnly, true);
+    assert.equal(readConfig({ NODE_ENV: 'production', HTTPS_ONLY: 'false' }).httpsOnly, false);
+    assert.equal(readConfig({ NODE_ENV: 'development' }).httpsOnly, false);
   });
 
   it('treats blank values as unset', () => {

@@ -4,6 +4,7 @@ import { connect } from 'node:net';
 import pg from 'pg';
 
 import { buildServer } from '../src/build-server.js';
+import type { DatabaseTimeouts } from '../src/database-unavailable-error.js';
 import { openDatabase } from '../src/open-database.js';
 import { createPgEngine } from '../src/pg-engine.js';
 import { createPgliteEngine } from '../src/pglite-engine.js';
@@ -19,6 +20,11 @@ import { createSqlRepository } from '../src/sql-repository.js';
 
 /** The signing key of every test server, so tests can forge tokens with the right and a wrong key. */
 export const TEST_JWT_SECRET = 'test-secret-of-the-reference-server-suite-0123456789';
+
+const DEFAULT_TIMEOUTS: DatabaseTimeouts = (() => {
+  const config = readConfig({});
+  return { connectTimeoutMs: config.databaseConnectTimeoutMs, statementTimeoutMs: config.databaseStatementTimeoutMs };
+})();
 
 /** A fresh database with the schema and the demo data; see {@link createTestDatabase}. */
 export interface TestDatabase {
@@ -48,11 +54,14 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** Creates a fresh, migrated, seeded database on the engine the environment selects. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/**
+ * Creates a fresh, migrated, seeded database on the engine the environment selects, its operations
+ * bounded by `timeouts` (the server's defaults unless told otherwise).
+ */
+export async function createTestDatabase(timeouts: DatabaseTimeouts = DEFAULT_TIMEOUTS): Promise<TestDatabase> {
   const databaseUrl = process.env['DATABASE_URL'] || null;
   if (databaseUrl === null) {
-    const engine = await openDatabase({ databaseUrl: null, pgliteDataDir: null });
+    const engine = await openDatabase({ databaseUrl: null, pgliteDataDir: null, timeouts });
     const database = await seeded(engine, async () => engine.close());
     const again = (): TestDatabase => ({
       ...database,
@@ -63,9 +72,9 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   }
   const schema = `reference_server_test_${randomBytes(6).toString('hex')}`;
   await admin(databaseUrl, `CREATE SCHEMA ${schema}`);
-  const engine = await openDatabase({ databaseUrl, pgliteDataDir: null, schema });
+  const engine = await openDatabase({ databaseUrl, pgliteDataDir: null, schema, timeouts });
   const connectAgain = async (): Promise<TestDatabase> => {
-    const pool = createPgEngine(databaseUrl, { schema });
+    const pool = createPgEngine(databaseUrl, { schema, timeouts });
     const repository = createSqlRepository(pool);
     return { engine: pool, repository, description: pool.description, connectAgain, close: () => pool.close() };
   };
@@ -99,7 +108,7 @@ export async function createBareEngine(): Promise<{ engine: SqlEngine; close(): 
 }
 
 /**
- * Starts a server on 127.0.0.1:0 with the test configuration (quiet, a fixed key, a login limit high
+ * Starts a server on 127.0.0.1:0 with the test configuration (quiet, a fixed key, rate limits high
  * enough for a suite) plus `env`, over `database` or a fresh one.
  */
 export async function startTestServer(
@@ -115,6 +124,8 @@ export async function startTestServer(
     LOG_LEVEL: 'silent',
     JWT_SECRET: TEST_JWT_SECRET,
     LOGIN_RATE_LIMIT_MAX: '10000',
+    REFRESH_RATE_LIMIT_MAX: '10000',
+    LOGOUT_RATE_LIMIT_MAX: '10000',
     ...options.env,
     PORT: '0',
     HOST: '127.0.0.1',
@@ -235,6 +246,37 @@ export function rawRequest(server: TestServer, bytes: string | Buffer): Promise<
     socket.on('error', reject);
     socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
   });
+}
+
+/**
+ * Opens a TCP connection, writes `bytes` without ending the sending side, and resolves with
+ * everything the server sent once it closes the connection (for slow and idle clients).
+ */
+export function rawConnection(server: TestServer, bytes: string | Buffer = ''): Promise<string> {
+  const { hostname, port } = new URL(server.url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname, () => {
+      if (bytes.length > 0) socket.write(bytes);
+    });
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    // A reset after the answer is the server closing on a client that still had bytes to send.
+    socket.on('error', () => undefined);
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+  });
+}
+
+/** The status, headers (lower-case names) and body of a raw HTTP/1.1 answer. */
+export function parseRawAnswer(answer: string): { status: number; headers: Map<string, string>; body: string } {
+  const [head = '', ...rest] = answer.split('\r\n\r\n');
+  const [statusLine = '', ...lines] = head.split('\r\n');
+  const headers = new Map(
+    lines.map((line) => {
+      const colon = line.indexOf(':');
+      return [line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()] as const;
+    }),
+  );
+  return { status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') };
 }
 
 async function seeded(engine: SqlEngine, close: () => Promise<void>): Promise<Omit<TestDatabase, 'connectAgain'>> {
