@@ -1,4 +1,4 @@
-import { type Page, expect, test } from '@playwright/test';
+import { type Locator, type Page, expect, test } from '@playwright/test';
 
 // The showcase in a real Chromium, against its production build. The in-memory backend lives in
 // the page, so every test starts from the seed data; navigation after login stays inside the app
@@ -84,13 +84,41 @@ test('auth lab: ten calls with an expired token cause exactly one refresh and te
   await expect(page.getByTestId('failure-count')).toHaveText('0');
   await expect(page.getByTestId('burst-refresh-count')).toHaveText('1');
   await expect(page.getByTestId('refresh-count')).toHaveText('1');
-  const firstCall = page.getByTestId('call-row').first();
-  await expect(firstCall).toContainText('sent');
-  await expect(firstCall).toContainText('401');
-  await expect(firstCall).toContainText('refresh');
-  await expect(firstCall).toContainText('repeated');
-  await expect(firstCall).toContainText('200');
   await shot(page, 'auth-lab');
+});
+
+test('auth lab timeline: ten queued calls wait on one refresh bar, and repeat after it ends', async ({ page }) => {
+  await signIn(page);
+  await expect(page.getByTestId('timeline-empty')).toBeVisible();
+  await page.getByTestId('expire-token').click();
+  await page.getByTestId('fire-calls').click();
+  await expect(page.getByTestId('success-count')).toHaveText('10');
+
+  const refreshBars = page.getByTestId('refresh-bar');
+  await expect(refreshBars).toHaveCount(1);
+  await expect(refreshBars).toHaveText('refresh');
+  const refresh = await box(refreshBars);
+  const refreshEnd = refresh.x + refresh.width;
+  const rows = page.getByTestId('call-row');
+  await expect(rows).toHaveCount(10);
+  for (const row of await rows.all()) {
+    await expect(row.locator('.bar')).toHaveText(['sent', '401', 'queued', 'repeat', '200']);
+    const queued = await box(row.getByTestId('bar-queued'));
+    const repeat = await box(row.getByTestId('bar-repeat'));
+    // Sub-pixel layout: a bar that starts where another ends may sit up to a pixel left of it.
+    expect(repeat.x).toBeGreaterThanOrEqual(refreshEnd - 1);
+    expect(queued.x + queued.width).toBeGreaterThanOrEqual(refreshEnd - 1);
+    expect(queued.x).toBeLessThan(refreshEnd);
+  }
+  await expect(page.getByTestId('expiry-marker')).toHaveAccessibleName(/^Token expired at .+ before the burst$/);
+  // Focus (by keyboard) tells the exact times, in a tooltip and in the bar's accessible name.
+  await rows.first().getByTestId('bar-queued').focus();
+  await page.keyboard.press('Tab');
+  const repeat = rows.first().getByTestId('bar-repeat');
+  await expect(repeat).toBeFocused();
+  const times = /^Call #1, repeat: \d\d:\d\d:\d\d\.\d{3} \(\+\d+ ms\) to \d\d:\d\d:\d\d\.\d{3} \(\d+ ms\)$/;
+  await expect(repeat).toHaveAccessibleName(times);
+  await expect(page.locator('.mat-mdc-tooltip-surface')).toHaveText(times);
 });
 
 test('auth lab: proactive refresh renews a 10-second token ahead of its expiry, and says when', async ({ page }) => {
@@ -131,6 +159,20 @@ test('auth lab: with the refresh token revoked, the app returns to the login pag
   await expect(page).toHaveURL(/\/login\?reason=expired/);
   await expect(page.getByTestId('session-message')).toBeVisible();
   await shot(page, 'session-ended');
+
+  // Back in, the lab still shows that burst: every call ends on the refresh's failure.
+  await page.getByTestId('username').fill('ada');
+  await page.getByTestId('password').fill('lovelace');
+  await page.getByTestId('login-submit').click();
+  await expect(page).toHaveURL(/\/lab$/);
+  await expect(page.getByTestId('refresh-bar')).toHaveText(['refresh failed']);
+  const rows = page.getByTestId('call-row');
+  await expect(rows).toHaveCount(10);
+  for (const row of await rows.all()) {
+    await expect(row.locator('.bar')).toHaveText(['sent', '401', 'queued', 'refresh failed']);
+  }
+  await expect(page.getByTestId('failure-count')).toHaveText('10');
+  await expect(page.getByTestId('timeline-note')).toContainText('The refresh failed');
 });
 
 /** Signs in as the demo admin from the login page and waits for the auth lab. */
@@ -140,6 +182,13 @@ async function signIn(page: Page): Promise<void> {
   await page.getByTestId('password').fill('lovelace');
   await page.getByTestId('login-submit').click();
   await expect(page).toHaveURL(/\/lab$/);
+}
+
+/** The element's box on the page; fails if it is not rendered. */
+async function box(locator: Locator): Promise<{ x: number; y: number; width: number; height: number }> {
+  const found = await locator.boundingBox();
+  expect(found).not.toBeNull();
+  return found!;
 }
 
 /** Saves a screenshot of the page as a test artifact (test-results/screenshots). */
