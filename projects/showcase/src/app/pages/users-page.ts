@@ -39,33 +39,35 @@ import { UserFormDialog } from './user-form-dialog';
         } @else if (rows().length === 0) {
           <div class="state" data-testid="users-empty"><p>No users on this page.</p></div>
         } @else {
-          <table mat-table [dataSource]="rows()" data-testid="users-table">
-            <ng-container matColumnDef="id">
-              <th mat-header-cell *matHeaderCellDef>#</th>
-              <td mat-cell *matCellDef="let user">{{ user.id }}</td>
-            </ng-container>
-            <ng-container matColumnDef="name">
-              <th mat-header-cell *matHeaderCellDef>Name</th>
-              <td mat-cell *matCellDef="let user">{{ user.name }}</td>
-            </ng-container>
-            <ng-container matColumnDef="email">
-              <th mat-header-cell *matHeaderCellDef>E-mail</th>
-              <td mat-cell *matCellDef="let user">{{ user.email }}</td>
-            </ng-container>
-            <ng-container matColumnDef="actions">
-              <th mat-header-cell *matHeaderCellDef><span class="visually-hidden">Actions</span></th>
-              <td mat-cell *matCellDef="let user" class="actions">
-                @if (canWrite()) {
-                  <button mat-button (click)="edit(user)" [attr.data-testid]="'edit-user-' + user.id">Edit</button>
-                  <button mat-button (click)="remove(user)" [attr.data-testid]="'delete-user-' + user.id">
-                    Delete
-                  </button>
-                }
-              </td>
-            </ng-container>
-            <tr mat-header-row *matHeaderRowDef="columns"></tr>
-            <tr mat-row *matRowDef="let row; columns: columns" data-testid="user-row"></tr>
-          </table>
+          <div class="scroll" tabindex="0" role="region" aria-label="Users; scrolls sideways on a narrow screen">
+            <table mat-table [dataSource]="rows()" data-testid="users-table">
+              <ng-container matColumnDef="id">
+                <th mat-header-cell *matHeaderCellDef>#</th>
+                <td mat-cell *matCellDef="let user">{{ user.id }}</td>
+              </ng-container>
+              <ng-container matColumnDef="name">
+                <th mat-header-cell *matHeaderCellDef>Name</th>
+                <td mat-cell *matCellDef="let user">{{ user.name }}</td>
+              </ng-container>
+              <ng-container matColumnDef="email">
+                <th mat-header-cell *matHeaderCellDef>E-mail</th>
+                <td mat-cell *matCellDef="let user">{{ user.email }}</td>
+              </ng-container>
+              <ng-container matColumnDef="actions">
+                <th mat-header-cell *matHeaderCellDef><span class="visually-hidden">Actions</span></th>
+                <td mat-cell *matCellDef="let user" class="actions">
+                  @if (canWrite()) {
+                    <button mat-button (click)="edit(user)" [attr.data-testid]="'edit-user-' + user.id">Edit</button>
+                    <button mat-button (click)="remove(user)" [attr.data-testid]="'delete-user-' + user.id">
+                      Delete
+                    </button>
+                  }
+                </td>
+              </ng-container>
+              <tr mat-header-row *matHeaderRowDef="columns"></tr>
+              <tr mat-row *matRowDef="let row; columns: columns" data-testid="user-row"></tr>
+            </table>
+          </div>
         }
         <mat-paginator
           [length]="total()"
@@ -90,6 +92,20 @@ import { UserFormDialog } from './user-form-dialog';
       border-radius: 0.75rem;
       overflow: hidden;
       background: var(--mat-sys-surface);
+    }
+    /* On a narrow screen the table scrolls inside its card, never the page. */
+    .scroll {
+      overflow-x: auto;
+      /* Holds the visually hidden header text too, which would otherwise widen the page. */
+      position: relative;
+    }
+    .mat-column-name,
+    .mat-column-email {
+      white-space: nowrap;
+    }
+    .scroll:focus-visible {
+      outline: 2px solid var(--mat-sys-primary);
+      outline-offset: -2px;
     }
     .state {
       padding: 2rem;
