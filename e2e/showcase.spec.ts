@@ -59,17 +59,20 @@ test('creates, edits and deletes a user', async ({ page }) => {
   await page.getByTestId('user-form-email').fill('grace@example.com');
   await page.getByTestId('user-form-save').click();
   await expect(page.getByText('1 – 10 of 43')).toBeVisible();
+  await expect(page.locator('mat-snack-bar-container')).toContainText('Created Grace Hopper.');
 
   await page.getByTestId('edit-user-1').click();
   await dialogReady(page);
   await page.getByTestId('user-form-name').fill('Renamed Person');
   await page.getByTestId('user-form-save').click();
   await expect(page.getByTestId('user-row').first()).toContainText('Renamed Person');
+  await expect(page.locator('mat-snack-bar-container')).toContainText('Saved the changes to Renamed Person.');
 
   await page.getByTestId('delete-user-2').click();
   await page.getByTestId('confirm').click();
   await expect(page.getByText('1 – 10 of 42')).toBeVisible();
   await expect(page.getByTestId('edit-user-2')).toHaveCount(0);
+  await expect(page.locator('mat-snack-bar-container')).toContainText('Deleted Alan Turing.');
 });
 
 test('auth lab: ten calls with an expired token cause exactly one refresh and ten successes', async ({ page }) => {

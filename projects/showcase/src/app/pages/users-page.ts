@@ -4,14 +4,19 @@ import { MatButtonModule } from '@angular/material/button';
 import { MatDialog } from '@angular/material/dialog';
 import { MatPaginatorModule, type PageEvent } from '@angular/material/paginator';
 import { MatProgressBarModule } from '@angular/material/progress-bar';
+import { MatSnackBar } from '@angular/material/snack-bar';
 import { MatTableModule } from '@angular/material/table';
 import { type ApiError, AuthClient, type Page, type User, UsersService, parseJwtClaims } from 'ngx-token-refresh';
 import { filter, switchMap } from 'rxjs';
 
 import { ConfirmDialog } from './confirm-dialog';
 import { UserFormDialog } from './user-form-dialog';
+import { writeErrorMessage } from './write-error-message';
 
-/** The users table: server-side paging, create, edit and delete through UsersService. */
+/**
+ * The users table: server-side paging, create, edit and delete through UsersService, each change
+ * confirmed by a snack bar.
+ */
 @Component({
   selector: 'app-users-page',
   changeDetection: ChangeDetectionStrategy.OnPush,
@@ -121,6 +126,7 @@ export class UsersPage {
   private readonly api = inject(UsersService);
   private readonly auth = inject(AuthClient);
   private readonly dialog = inject(MatDialog);
+  private readonly snackBar = inject(MatSnackBar);
 
   protected readonly columns = ['id', 'name', 'email', 'actions'];
   protected readonly pageIndex = signal(0);
@@ -150,10 +156,12 @@ export class UsersPage {
   protected edit(user: User | null): void {
     this.message.set(null);
     this.dialog
-      .open(UserFormDialog, { data: user, autoFocus: 'first-tabbable' })
+      .open<UserFormDialog, User | null, string>(UserFormDialog, { data: user, autoFocus: 'first-tabbable' })
       .afterClosed()
-      .subscribe((saved) => {
-        if (saved) this.users.reload();
+      .subscribe((savedName) => {
+        if (savedName === undefined) return;
+        this.users.reload();
+        this.toast(user ? `Saved the changes to ${savedName}.` : `Created ${savedName}.`);
       });
   }
 
@@ -169,8 +177,16 @@ export class UsersPage {
         switchMap(() => this.api.delete(user.id)),
       )
       .subscribe({
-        next: () => this.users.reload(),
-        error: (error: ApiError) => this.message.set(`Could not delete ${user.name}: ${error.message}`),
+        next: () => {
+          this.users.reload();
+          this.toast(`Deleted ${user.name}.`);
+        },
+        error: (error: ApiError) => this.message.set(writeErrorMessage(error, `delete ${user.name}`)),
       });
+  }
+
+  /** A short confirmation that goes away by itself (the snack bar is announced to screen readers). */
+  private toast(text: string): void {
+    this.snackBar.open(text, 'OK', { duration: 4000 });
   }
 }
