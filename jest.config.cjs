@@ -14,6 +14,8 @@ const shared = {
     '^ngx-token-refresh$': '<rootDir>/projects/ngx-token-refresh/src/public-api.ts',
     '^ngx-token-refresh/testing$': '<rootDir>/projects/ngx-token-refresh/testing/src/public-api.ts',
     '^ngx-token-refresh/router$': '<rootDir>/projects/ngx-token-refresh/router/src/public-api.ts',
+    // Jest knows no import attributes (`with { loader: 'text' }`): the same text, read from disk.
+    '^(.*)/app-config-source$': '$1/app-config-source.jest',
   },
 };
 

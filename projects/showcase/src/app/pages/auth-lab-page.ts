@@ -17,6 +17,7 @@ import { LabLog } from '../lab/lab-log';
 import { LabRefreshesCard } from './lab-refreshes-card';
 import { LabTabsCard } from './lab-tabs-card';
 import { LabTimeline } from './lab-timeline';
+import { LabWiringPanel } from './lab-wiring-panel';
 
 /**
  * Makes the mechanism visible: the access token's remaining life, switches to expire it or to
@@ -39,6 +40,7 @@ import { LabTimeline } from './lab-timeline';
     LabRefreshesCard,
     LabTabsCard,
     LabTimeline,
+    LabWiringPanel,
   ],
   template: `
     <main class="page lab">
@@ -136,6 +138,8 @@ import { LabTimeline } from './lab-timeline';
       </section>
 
       <app-lab-timeline />
+
+      <app-lab-wiring-panel />
     </main>
   `,
   styles: `
