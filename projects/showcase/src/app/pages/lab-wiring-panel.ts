@@ -25,6 +25,8 @@ import { wiringLines } from '../lab/wiring-lines';
       </p>
       @if (lines.length) {
         <pre
+          tabindex="0"
+          aria-label="Providers of app.config.ts"
           data-testid="wiring-source"
         ><code>@for (line of lines; track $index) {<span [class.library]="line.library">{{ line.text }}</span>
 }</code></pre>

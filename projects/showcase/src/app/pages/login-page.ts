@@ -63,7 +63,7 @@ import { LAB_BACKEND } from '../lab/lab-backend';
             </button>
           </mat-card-actions>
           @if (busy()) {
-            <mat-progress-bar mode="indeterminate" />
+            <mat-progress-bar mode="indeterminate" aria-label="Signing in" />
           }
         </form>
       </mat-card>

@@ -53,7 +53,7 @@ import { writeErrorMessage } from './write-error-message';
         <button mat-flat-button type="submit" [disabled]="busy()" data-testid="user-form-save">Save</button>
       </mat-dialog-actions>
       @if (busy()) {
-        <mat-progress-bar mode="indeterminate" />
+        <mat-progress-bar mode="indeterminate" aria-label="Saving" />
       }
     </form>
   `,

@@ -33,7 +33,11 @@ import { writeErrorMessage } from './write-error-message';
         <p class="error-text" role="alert" data-testid="users-message">{{ text }}</p>
       }
       <section class="table">
-        <mat-progress-bar [mode]="users.isLoading() ? 'indeterminate' : 'determinate'" [value]="0" />
+        <mat-progress-bar
+          [mode]="users.isLoading() ? 'indeterminate' : 'determinate'"
+          [value]="0"
+          aria-label="Loading the users"
+        />
         @if (users.error(); as error) {
           <div class="state" role="alert" data-testid="users-error">
             <p>Could not load the users: {{ error.message }}</p>
