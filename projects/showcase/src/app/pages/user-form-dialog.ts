@@ -61,7 +61,8 @@ import { writeErrorMessage } from './write-error-message';
     mat-form-field {
       display: block;
       /* 20rem, or the dialog's width on a phone. */
-      min-width: min(20rem, 100%);
+      width: 20rem;
+      max-width: 100%;
     }
   `,
 })
