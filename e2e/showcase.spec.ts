@@ -1,8 +1,36 @@
-import { type Page, expect, test } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
+import { type Locator, type Page, expect, test as base } from '@playwright/test';
 
 // The showcase in a real Chromium, against its production build. The in-memory backend lives in
 // the page, so every test starts from the seed data; navigation after login stays inside the app
 // (a reload would forget the session, like a tab that was closed).
+
+/**
+ * Every test fails on a console error, an uncaught exception, or a missing file: an answer of 400 or
+ * more, or index.html served in place of a script, style, image or font (the test server answers
+ * unknown paths with index.html, for deep links).
+ */
+const test = base.extend<{ pageProblems: string[] }>({
+  pageProblems: [
+    async ({ page }, use) => {
+      const problems: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+      });
+      page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+      page.on('response', (response) => {
+        const type = response.request().resourceType();
+        const html = (response.headers()['content-type'] ?? '').startsWith('text/html');
+        if (response.status() >= 400 || (type !== 'document' && html)) {
+          problems.push(`missing: ${response.status()} ${response.url()} (${type})`);
+        }
+      });
+      await use(problems);
+      expect(problems).toEqual([]);
+    },
+    { auto: true },
+  ],
+});
 
 test('redirects to the login page, shows the demo accounts, and signs in', async ({ page }) => {
   await page.goto('/users');
@@ -59,17 +87,20 @@ test('creates, edits and deletes a user', async ({ page }) => {
   await page.getByTestId('user-form-email').fill('grace@example.com');
   await page.getByTestId('user-form-save').click();
   await expect(page.getByText('1 – 10 of 43')).toBeVisible();
+  await expect(page.locator('mat-snack-bar-container')).toContainText('Created Grace Hopper.');
 
   await page.getByTestId('edit-user-1').click();
   await dialogReady(page);
   await page.getByTestId('user-form-name').fill('Renamed Person');
   await page.getByTestId('user-form-save').click();
   await expect(page.getByTestId('user-row').first()).toContainText('Renamed Person');
+  await expect(page.locator('mat-snack-bar-container')).toContainText('Saved the changes to Renamed Person.');
 
   await page.getByTestId('delete-user-2').click();
   await page.getByTestId('confirm').click();
   await expect(page.getByText('1 – 10 of 42')).toBeVisible();
   await expect(page.getByTestId('edit-user-2')).toHaveCount(0);
+  await expect(page.locator('mat-snack-bar-container')).toContainText('Deleted Alan Turing.');
 });
 
 test('auth lab: ten calls with an expired token cause exactly one refresh and ten successes', async ({ page }) => {
@@ -84,13 +115,41 @@ test('auth lab: ten calls with an expired token cause exactly one refresh and te
   await expect(page.getByTestId('failure-count')).toHaveText('0');
   await expect(page.getByTestId('burst-refresh-count')).toHaveText('1');
   await expect(page.getByTestId('refresh-count')).toHaveText('1');
-  const firstCall = page.getByTestId('call-row').first();
-  await expect(firstCall).toContainText('sent');
-  await expect(firstCall).toContainText('401');
-  await expect(firstCall).toContainText('refresh');
-  await expect(firstCall).toContainText('repeated');
-  await expect(firstCall).toContainText('200');
   await shot(page, 'auth-lab');
+});
+
+test('auth lab timeline: ten queued calls wait on one refresh bar, and repeat after it ends', async ({ page }) => {
+  await signIn(page);
+  await expect(page.getByTestId('timeline-empty')).toBeVisible();
+  await page.getByTestId('expire-token').click();
+  await page.getByTestId('fire-calls').click();
+  await expect(page.getByTestId('success-count')).toHaveText('10');
+
+  const refreshBars = page.getByTestId('refresh-bar');
+  await expect(refreshBars).toHaveCount(1);
+  await expect(refreshBars).toHaveText('refresh');
+  const refresh = await box(refreshBars);
+  const refreshEnd = refresh.x + refresh.width;
+  const rows = page.getByTestId('call-row');
+  await expect(rows).toHaveCount(10);
+  for (const row of await rows.all()) {
+    await expect(row.locator('.bar')).toHaveText(['sent', '401', 'queued', 'repeat', '200']);
+    const queued = await box(row.getByTestId('bar-queued'));
+    const repeat = await box(row.getByTestId('bar-repeat'));
+    // Sub-pixel layout: a bar that starts where another ends may sit up to a pixel left of it.
+    expect(repeat.x).toBeGreaterThanOrEqual(refreshEnd - 1);
+    expect(queued.x + queued.width).toBeGreaterThanOrEqual(refreshEnd - 1);
+    expect(queued.x).toBeLessThan(refreshEnd);
+  }
+  await expect(page.getByTestId('expiry-marker')).toHaveAccessibleName(/^Token expired at .+ before the burst$/);
+  // Focus (by keyboard) tells the exact times, in a tooltip and in the bar's accessible name.
+  await rows.first().getByTestId('bar-queued').focus();
+  await page.keyboard.press('Tab');
+  const repeat = rows.first().getByTestId('bar-repeat');
+  await expect(repeat).toBeFocused();
+  const times = /^Call #1, repeat: \d\d:\d\d:\d\d\.\d{3} \(\+\d+ ms\) to \d\d:\d\d:\d\d\.\d{3} \(\d+ ms\)$/;
+  await expect(repeat).toHaveAccessibleName(times);
+  await expect(page.locator('.mat-mdc-tooltip-surface')).toHaveText(times);
 });
 
 test('auth lab: proactive refresh renews a 10-second token ahead of its expiry, and says when', async ({ page }) => {
@@ -131,7 +190,110 @@ test('auth lab: with the refresh token revoked, the app returns to the login pag
   await expect(page).toHaveURL(/\/login\?reason=expired/);
   await expect(page.getByTestId('session-message')).toBeVisible();
   await shot(page, 'session-ended');
+
+  // Back in, the lab still shows that burst: every call ends on the refresh's failure.
+  await page.getByTestId('username').fill('ada');
+  await page.getByTestId('password').fill('lovelace');
+  await page.getByTestId('login-submit').click();
+  await expect(page).toHaveURL(/\/lab$/);
+  await expect(page.getByTestId('refresh-bar')).toHaveText(['refresh failed']);
+  const rows = page.getByTestId('call-row');
+  await expect(rows).toHaveCount(10);
+  for (const row of await rows.all()) {
+    await expect(row.locator('.bar')).toHaveText(['sent', '401', 'queued', 'refresh failed']);
+  }
+  await expect(page.getByTestId('failure-count')).toHaveText('10');
+  await expect(page.getByTestId('timeline-note')).toContainText('The refresh failed');
 });
+
+for (const width of [1280, 360]) {
+  // Axe and the walk with Tab once, at the desktop width (each costs seconds); the phone width checks the layout.
+  const title =
+    width === 360
+      ? `at ${width} px: no page scrolls sideways, and Sign out is on screen`
+      : `at ${width} px: every page has no serious accessibility violation and every control is reachable by keyboard`;
+  test(title, async ({ page }) => {
+    await page.setViewportSize({ width, height: 800 });
+    await page.goto('/login');
+    await expect(page.getByText('Demo accounts')).toBeVisible();
+    await checkPage(page, 'login', width);
+
+    await signIn(page);
+    await page.getByTestId('expire-token').click();
+    await page.getByTestId('fire-calls').click();
+    await expect(page.getByTestId('success-count')).toHaveText('10');
+    await page.getByText('How this page is wired').click();
+    await expect(page.getByTestId('wiring-source')).toContainText('tokenRefreshInterceptor,');
+    await checkPage(page, 'auth lab', width);
+
+    await page.getByRole('link', { name: 'Users' }).click();
+    await expect(page.getByTestId('user-row')).toHaveCount(10);
+    await checkPage(page, 'users', width);
+
+    await page.getByTestId('new-user').click();
+    await dialogReady(page);
+    await checkPage(page, 'user dialog', width);
+    await page.keyboard.press('Escape');
+
+    // On a phone "Sign out" is an icon, still named, and inside the screen.
+    const logout = page.getByRole('button', { name: 'Sign out' });
+    await expect(logout).toBeInViewport({ ratio: 1 });
+  });
+}
+
+/**
+ * The page does not scroll sideways; at 1280 px also: axe (WCAG 2.1 A and AA rules) finds nothing
+ * serious or critical, and Tab reaches every control on it (in a dialog: every control of the dialog).
+ */
+async function checkPage(page: Page, name: string, width: number): Promise<void> {
+  const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+  expect(scrollWidth, `${name} scrolls sideways`).toBeLessThanOrEqual(width);
+  if (width === 360) return;
+
+  const { violations } = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
+    .analyze();
+  const serious = violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map(
+      (violation) => `${name}: ${violation.id} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`,
+    );
+  expect(serious).toEqual([]);
+
+  const controls = await page.evaluate(() => {
+    for (const element of document.querySelectorAll('[data-control]')) {
+      element.removeAttribute('data-control');
+      element.removeAttribute('data-reached');
+    }
+    const scope = document.querySelector('mat-dialog-container') ?? document.body;
+    const found = [
+      ...scope.querySelectorAll<HTMLElement>(
+        'a[href], button:not([disabled]), input:not([disabled]), [tabindex]:not([tabindex="-1"])',
+      ),
+    ].filter(
+      // Disabled controls need not be reachable (the paginator's "Previous page" on the first page).
+      (element) =>
+        element.getClientRects().length > 0 &&
+        element.getAttribute('aria-disabled') !== 'true' &&
+        !element.closest('[inert], [aria-hidden="true"]'),
+    );
+    found.forEach((element, index) => element.setAttribute('data-control', String(index)));
+    return found.length;
+  });
+  // Each control that receives the focus marks itself; then Tab walks the page once and a bit.
+  await page.evaluate(() =>
+    document.addEventListener('focusin', (event) =>
+      (event.target as Element).closest('[data-control]')?.setAttribute('data-reached', ''),
+    ),
+  );
+  for (let press = 0; press < controls + 10; press++) await page.keyboard.press('Tab');
+  const missed = await page.evaluate(() =>
+    [...document.querySelectorAll<HTMLElement>('[data-control]:not([data-reached])')].map((element) =>
+      element.outerHTML.slice(0, 120),
+    ),
+  );
+  expect(missed, `${name}: controls Tab never reached`).toEqual([]);
+}
 
 /** Signs in as the demo admin from the login page and waits for the auth lab. */
 async function signIn(page: Page): Promise<void> {
@@ -140,6 +302,13 @@ async function signIn(page: Page): Promise<void> {
   await page.getByTestId('password').fill('lovelace');
   await page.getByTestId('login-submit').click();
   await expect(page).toHaveURL(/\/lab$/);
+}
+
+/** The element's box on the page; fails if it is not rendered. */
+async function box(locator: Locator): Promise<{ x: number; y: number; width: number; height: number }> {
+  const found = await locator.boundingBox();
+  expect(found).not.toBeNull();
+  return found!;
 }
 
 /** Saves a screenshot of the page as a test artifact (test-results/screenshots). */

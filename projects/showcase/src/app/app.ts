@@ -19,8 +19,19 @@ import { AuthClient, injectTokenRefresh, parseJwtClaims } from 'ngx-token-refres
           <a mat-button routerLink="/users" routerLinkActive="active" ariaCurrentWhenActive="page">Users</a>
         </nav>
         <span class="spacer"></span>
-        <span class="who" data-testid="signed-in-as">{{ username() }}</span>
-        <button mat-stroked-button (click)="logout()" data-testid="logout">Sign out</button>
+        @if (username(); as name) {
+          <span class="who" data-testid="signed-in-as"><span class="who-prefix">Signed in as </span>{{ name }}</span>
+        }
+        <!-- On a narrow screen only the icon shows; the text stays as the button's accessible name. -->
+        <button mat-stroked-button (click)="logout()" data-testid="logout">
+          <svg class="logout-icon" viewBox="0 0 24 24" width="18" height="18" aria-hidden="true" focusable="false">
+            <path
+              fill="currentColor"
+              d="M17 7l-1.41 1.41L18.17 11H8v2h10.17l-2.58 2.58L17 17l5-5zM4 5h8V3H4c-1.1 0-2 .9-2 2v14c0 1.1.9 2 2 2h8v-2H4V5z"
+            />
+          </svg>
+          <span class="logout-text">Sign out</span>
+        </button>
       }
     </mat-toolbar>
     @if (refreshing()) {
@@ -32,6 +43,46 @@ import { AuthClient, injectTokenRefresh, parseJwtClaims } from 'ngx-token-refres
     mat-toolbar {
       gap: 1rem;
       background: var(--mat-sys-surface-container);
+    }
+    nav {
+      display: flex;
+      gap: 0.25rem;
+    }
+    .logout-icon {
+      display: none;
+    }
+    /* A phone: the links go to a second line, and "Sign out" becomes an icon with the same name. */
+    @media (max-width: 40rem) {
+      mat-toolbar {
+        flex-wrap: wrap;
+        height: auto;
+        min-height: 3.5rem;
+        gap: 0.25rem 0.5rem;
+        padding-block: 0.25rem;
+      }
+      .brand {
+        font-size: 1.125rem;
+      }
+      nav {
+        order: 1;
+        flex-basis: 100%;
+      }
+      .who-prefix,
+      .logout-text {
+        position: absolute;
+        width: 1px;
+        height: 1px;
+        overflow: hidden;
+        clip: rect(0 0 0 0);
+        white-space: nowrap;
+      }
+      .logout-icon {
+        display: block;
+      }
+      [data-testid='logout'] {
+        min-width: 0;
+        padding-inline: 0.75rem;
+      }
     }
     .brand {
       font-weight: 600;
@@ -56,7 +107,7 @@ export class App {
   protected readonly refreshing = injectTokenRefresh().isRefreshing;
   protected readonly username = computed(() => {
     const sub = parseJwtClaims(this.auth.accessToken())?.sub;
-    return typeof sub === 'string' ? `Signed in as ${sub}` : '';
+    return typeof sub === 'string' ? sub : '';
   });
 
   protected logout(): void {

@@ -13,7 +13,8 @@ import { createTestJwt } from 'ngx-token-refresh/testing';
 
 import { LAB_CALL } from './lab-call';
 import { labCallTracker } from './lab-call-tracker';
-import { LabLog } from './lab-log';
+import { type LabCall, LabLog } from './lab-log';
+import { layoutLabTimeline } from './lab-timeline-layout';
 
 describe('the auth lab timeline', () => {
   afterEach(() => TestBed.inject(HttpTestingController).verify());
@@ -27,7 +28,7 @@ describe('the auth lab timeline', () => {
     httpTesting.expectOne('/auth/refresh').flush({ accessToken: 'new' });
     for (const id of ids) httpTesting.expectOne(`/api/v1/users/${id}`).flush({ id });
 
-    expect(log.calls()).toEqual([
+    expect(withStepNames(log.calls())).toEqual([
       { id: 1, steps: ['sent', '401', 'queued', 'refresh', 'repeated', '200'], outcome: 'ok', status: 200 },
       { id: 2, steps: ['sent', '401', 'queued', 'refresh', 'repeated', '200'], outcome: 'ok', status: 200 },
     ]);
@@ -43,7 +44,7 @@ describe('the auth lab timeline', () => {
     httpTesting.expectOne('/auth/refresh').flush(null, UNAUTHORIZED);
     httpTesting.expectOne('/api/v1/users/2').flush(null, UNAUTHORIZED);
 
-    expect(log.calls()).toEqual([
+    expect(withStepNames(log.calls())).toEqual([
       { id: 1, steps: ['sent', '401', 'queued', 'refresh failed'], outcome: 'failed', status: 401 },
       { id: 2, steps: ['held', 'refresh failed', 'sent', '401'], outcome: 'failed', status: 401 },
     ]);
@@ -56,6 +57,88 @@ describe('the auth lab timeline', () => {
     httpTesting.expectOne('/api/v1/users/7').flush({ id: 7 });
 
     expect(log.calls()).toEqual([{ id: 1, steps: [], outcome: 'pending' }]);
+  });
+});
+
+describe('the auth lab timeline’s picture (a fake clock)', () => {
+  beforeEach(() => jest.useFakeTimers({ now: START }));
+  afterEach(() => {
+    TestBed.inject(HttpTestingController).verify();
+    jest.useRealTimers();
+  });
+
+  it('draws one refresh bar, and every queued call’s repeat starts when it ends', () => {
+    const { http, httpTesting, log, state } = setup();
+    state.setToken(token(30));
+    log.tokenExpiredByLab();
+    jest.advanceTimersByTime(1000);
+    const ids = log.start(3);
+    for (const id of ids) fire(http, id);
+    jest.advanceTimersByTime(400);
+    for (const id of ids) httpTesting.expectOne(`/api/v1/users/${id}`).flush(null, UNAUTHORIZED);
+    jest.advanceTimersByTime(400);
+    httpTesting.expectOne('/auth/refresh').flush({ accessToken: token(30) });
+    jest.advanceTimersByTime(400);
+    for (const id of ids) httpTesting.expectOne(`/api/v1/users/${id}`).flush({ id });
+
+    const picture = layoutLabTimeline(log.burst()!, log.calls(), log.burstRefreshList(), Date.now());
+    expect(picture.refreshLane.bars.map(({ label, start, end }) => [label, start - START, end - START])).toEqual([
+      ['refresh', 1400, 1800],
+    ]);
+    for (const row of picture.calls) {
+      expect(row.bars.map(({ label, start, end }) => [label, start - START, end - START])).toEqual([
+        ['sent', 1000, 1400],
+        ['401', 1400, 1400],
+        ['queued', 1400, 1800],
+        ['repeat', 1800, 2200],
+        ['200', 2200, 2200],
+      ]);
+    }
+    const refresh = picture.refreshLane.bars[0]!;
+    const repeat = picture.calls[0]!.bars[3]!;
+    expect(repeat.left).toBeCloseTo(refresh.left + refresh.width);
+    // "Expire now" a second before the burst: marked at the axis's left edge, as earlier.
+    expect(picture.expiry).toMatchObject({ left: 0, before: true });
+    expect(repeat.description).toMatch(
+      /^Call #1, repeat: \d\d:\d\d:\d\d\.800 \(\+800 ms\) to \d\d:\d\d:\d\d\.200 \(400 ms\)$/,
+    );
+  });
+
+  it('ends every waiting call on a failed refresh', () => {
+    const { http, httpTesting, log, state } = setup();
+    state.setToken(token(30));
+    const ids = log.start(2);
+    for (const id of ids) fire(http, id, (status) => log.fail(id, status));
+    for (const id of ids) httpTesting.expectOne(`/api/v1/users/${id}`).flush(null, UNAUTHORIZED);
+    jest.advanceTimersByTime(300);
+    httpTesting.expectOne('/auth/refresh').flush(null, UNAUTHORIZED);
+
+    const picture = layoutLabTimeline(log.burst()!, log.calls(), log.burstRefreshList(), Date.now());
+    expect(picture.refreshLane.bars.map(({ kind, label }) => [kind, label])).toEqual([
+      ['refresh-failed-call', 'refresh failed'],
+    ]);
+    for (const row of picture.calls) expect(row.bars.at(-1)?.label).toBe('refresh failed');
+  });
+
+  it('draws a refresh ahead of expiry as a bar with no 401, and a running bar up to now', () => {
+    const { http, httpTesting, log, state } = setup(withProactiveRefresh());
+    // A 16-second token: its refresh ahead of expiry is due 12 s (or up to 13 s) on, within the picture.
+    state.setToken(token(16));
+    log.start(1);
+    fire(http, 1);
+    jest.advanceTimersByTime(200);
+    httpTesting.expectOne('/api/v1/users/1').flush({ id: 1 });
+    jest.advanceTimersByTime(12_300);
+    fire(http, 1);
+    jest.advanceTimersByTime(100);
+
+    const running = layoutLabTimeline(log.burst()!, log.calls(), log.burstRefreshList(), Date.now());
+    expect(running.refreshLane.bars.map(({ label, open }) => [label, open])).toEqual([
+      ['refresh ahead of expiry', true],
+    ]);
+    expect(running.end).toBe(Date.now());
+    httpTesting.expectOne('/auth/refresh').flush({ accessToken: token(30) });
+    httpTesting.expectOne('/api/v1/users/1').flush({ id: 1 });
   });
 });
 
@@ -81,7 +164,7 @@ describe('the auth lab’s refreshes', () => {
     expect(log.refreshes()).toEqual([{ id: 1, at: due, cause: 'ahead of expiry', outcome: 'pending' }]);
     httpTesting.expectOne('/auth/refresh').flush({ accessToken: token(30) });
 
-    expect(log.refreshes()).toEqual([{ id: 1, at: due, cause: 'ahead of expiry', outcome: 'refreshed' }]);
+    expect(log.refreshes()).toEqual([{ id: 1, at: due, endedAt: due, cause: 'ahead of expiry', outcome: 'refreshed' }]);
     expect((log.nextRefreshAt() ?? NaN) - due).toBeGreaterThanOrEqual(21_000);
     expect((log.nextRefreshAt() ?? NaN) - due).toBeLessThanOrEqual(22_500);
     state.setToken(null);
@@ -185,4 +268,9 @@ function fire(http: HttpClient, id: number, failed: (status: number) => void = (
   http
     .get(`/api/v1/users/${id}`, { context: new HttpContext().set(LAB_CALL, id) })
     .subscribe({ error: (error: { status: number }) => failed(error.status) });
+}
+
+/** The calls with each step's name only (the times are checked on their own). */
+function withStepNames(calls: readonly LabCall[]) {
+  return calls.map((call) => ({ ...call, steps: call.steps.map((mark) => mark.step) }));
 }

@@ -1,6 +1,14 @@
-import { type EnvironmentProviders, Injectable, inject, provideEnvironmentInitializer, signal } from '@angular/core';
+import {
+  type EnvironmentProviders,
+  Injectable,
+  type Signal,
+  computed,
+  inject,
+  provideEnvironmentInitializer,
+  signal,
+} from '@angular/core';
 import { takeUntilDestroyed } from '@angular/core/rxjs-interop';
-import { injectTokenRefresh } from 'ngx-token-refresh';
+import { injectTokenRefresh, parseJwtClaims } from 'ngx-token-refresh';
 
 import { LAB_CALL } from './lab-call';
 
@@ -17,10 +25,16 @@ export type LabStep =
   | '200'
   | 'error';
 
+/** A step of a lab call and when it happened (ms since the epoch, this device's clock). */
+export interface LabMark {
+  readonly step: LabStep;
+  readonly at: number;
+}
+
 /** One call fired by the auth lab and what happened to it. */
 export interface LabCall {
   readonly id: number;
-  readonly steps: readonly LabStep[];
+  readonly steps: readonly LabMark[];
   readonly outcome: 'pending' | 'ok' | 'failed';
   /** Status of the last answer (0 for a network error), once there is one. */
   readonly status?: number;
@@ -46,10 +60,30 @@ export interface LabRefresh {
   readonly at: number;
   readonly cause: LabRefreshCause;
   readonly outcome: LabRefreshOutcome;
+  /** When it ended (ms since the epoch), once it has. */
+  readonly endedAt?: number;
 }
+
+/** The current burst, for the timeline's axis and its marker of the token's expiry. */
+export interface LabBurst {
+  /** When it was fired (ms since the epoch). */
+  readonly startedAt: number;
+  /**
+   * When the token it was fired with expired or will expire (ms since the epoch): the lab's
+   * "expire now", or the token's `exp`; `null` without a token.
+   */
+  readonly tokenExpiresAt: number | null;
+  /** How many refresh calls had been made before it (as counted by the caller of `start`). */
+  readonly refreshCallsBefore: number;
+}
+
+/** How long after a burst the timeline still draws this tab's refreshes (one ahead of expiry, say). */
+export const LAB_TIMELINE_TAIL_MS = 15_000;
 
 /** How many refreshes the lab lists (the newest). */
 const REFRESHES_SHOWN = 5;
+/** How many refreshes the lab remembers, for the timeline of the current burst. */
+const REFRESHES_KEPT = 50;
 
 /**
  * The auth lab's log: each call's steps, from the library's event stream (queued, held, refresh)
@@ -64,7 +98,26 @@ export class LabLog {
   readonly calls = this.entries.asReadonly();
   private readonly refreshEntries = signal<readonly LabRefresh[]>([]);
   /** This tab's last refreshes, newest first. */
-  readonly refreshes = this.refreshEntries.asReadonly();
+  readonly refreshes = computed(() => this.refreshEntries().slice(0, REFRESHES_SHOWN));
+  private readonly currentBurst = signal<LabBurst | null>(null);
+  /** The burst on the timeline, or `null` before the first one (or after `clear()`). */
+  readonly burst = this.currentBurst.asReadonly();
+  /**
+   * The refreshes drawn on the burst's timeline, oldest first: one in flight when it was fired, and
+   * those that began up to LAB_TIMELINE_TAIL_MS after it.
+   */
+  readonly burstRefreshList = computed(() => {
+    const burst = this.currentBurst();
+    if (!burst) return [];
+    return this.refreshEntries()
+      .filter(
+        (refresh) =>
+          (refresh.endedAt ?? Infinity) >= burst.startedAt && refresh.at <= burst.startedAt + LAB_TIMELINE_TAIL_MS,
+      )
+      .reverse();
+  });
+  /** When the lab made the backend reject the current token (its "expire now"), if it did. */
+  private expiredByLabAt: number | null = null;
   private readonly due = signal<number | null>(null);
   /**
    * When the next refresh ahead of expiry is due (ms since the epoch, this device's clock), from
@@ -72,6 +125,12 @@ export class LabLog {
    * refresh off).
    */
   readonly nextRefreshAt = this.due.asReadonly();
+  private readonly callsMade = signal(0);
+  /**
+   * Refresh calls this tab made since the app started, counted when they end (with cross-tab sync a
+   * refresh may wait for another tab's and end with its token, without a call of its own).
+   */
+  readonly refreshCallsMade = this.callsMade.asReadonly();
   private readonly refreshesInBurst = signal(0);
   /**
    * Refreshes of this tab that ended while a call of the current burst was still waiting for its
@@ -79,9 +138,11 @@ export class LabLog {
    */
   readonly burstRefreshes = this.refreshesInBurst.asReadonly();
   private nextRefreshId = 1;
+  private readonly token: Signal<string | null>;
 
   constructor() {
     const { events, token } = injectTokenRefresh();
+    this.token = token;
     events.pipe(takeUntilDestroyed()).subscribe((event) => {
       switch (event.type) {
         case 'requestQueued':
@@ -102,15 +163,20 @@ export class LabLog {
             'pending',
           );
         case 'refreshSucceeded':
+          this.callsMade.update((count) => count + 1);
           this.endRefresh('refreshed');
           return this.stepWaiting('refresh');
         case 'refreshFailed':
+          this.callsMade.update((count) => count + 1);
           this.endRefresh(event.ahead ? 'failed, token kept' : 'failed');
           return this.stepWaiting('refresh failed');
         case 'tokenReceived':
           // Cross-tab sync: another tab's refresh ended this tab's wait, without a call of its own;
           // or this tab was idle, and its next calls carry that token.
-          if (!event.waiting) return this.addRefresh('another tab refreshed', 'token from another tab');
+          if (!event.waiting) {
+            this.expiredByLabAt = null;
+            return this.addRefresh('another tab refreshed', 'token from another tab');
+          }
           this.endRefresh('token from another tab', false);
           return this.stepWaiting('token from another tab');
         default:
@@ -119,12 +185,31 @@ export class LabLog {
     });
   }
 
-  /** Starts a new burst of `count` calls, numbered from 1; returns their numbers. */
-  start(count: number): number[] {
+  /**
+   * Starts a new burst of `count` calls, numbered from 1; returns their numbers. `refreshCalls`: the
+   * refresh calls made so far, so that a counter can show those made since.
+   */
+  start(count: number, refreshCalls = 0): number[] {
     const ids = Array.from({ length: count }, (_, index) => index + 1);
     this.entries.set(ids.map((id) => ({ id, steps: [], outcome: 'pending' })));
     this.refreshesInBurst.set(0);
+    const token = this.token();
+    const exp = Number(parseJwtClaims(token)?.['exp']) * 1000;
+    const expiries = [this.expiredByLabAt, Number.isFinite(exp) ? exp : null].filter((at) => at !== null);
+    this.currentBurst.set({
+      startedAt: Date.now(),
+      tokenExpiresAt: token === null || expiries.length === 0 ? null : Math.min(...expiries),
+      refreshCallsBefore: refreshCalls,
+    });
     return ids;
+  }
+
+  /**
+   * The lab made the backend reject the current token now, ahead of its `exp`: the timeline marks
+   * the token's expiry there (until the token is replaced).
+   */
+  tokenExpiredByLab(): void {
+    this.expiredByLabAt = Date.now();
   }
 
   /** Adds a step to call `id` (0, a request that is no lab call, is ignored). */
@@ -135,7 +220,7 @@ export class LabLog {
         call.id === id
           ? {
               ...call,
-              steps: [...call.steps, step],
+              steps: [...call.steps, { step, at: Date.now() }],
               status: status ?? call.status,
               outcome: step === '200' ? 'ok' : call.outcome,
             }
@@ -154,11 +239,20 @@ export class LabLog {
   /** Clears the timeline. */
   clear(): void {
     this.entries.set([]);
+    this.currentBurst.set(null);
   }
 
   private addRefresh(cause: LabRefreshCause, outcome: LabRefreshOutcome): void {
-    const refresh: LabRefresh = { id: this.nextRefreshId++, at: Date.now(), cause, outcome };
-    this.refreshEntries.update((refreshes) => [refresh, ...refreshes].slice(0, REFRESHES_SHOWN));
+    const at = Date.now();
+    // One that is over as it begins (a token from another tab, taken while idle) ends at once.
+    const refresh: LabRefresh = {
+      id: this.nextRefreshId++,
+      at,
+      cause,
+      outcome,
+      ...(outcome === 'pending' ? {} : { endedAt: at }),
+    };
+    this.refreshEntries.update((refreshes) => [refresh, ...refreshes].slice(0, REFRESHES_KEPT));
   }
 
   /**
@@ -168,9 +262,11 @@ export class LabLog {
   private endRefresh(outcome: LabRefreshOutcome, call = true): void {
     this.refreshEntries.update((refreshes) =>
       refreshes.map((refresh, index) =>
-        index === 0 && refresh.outcome === 'pending' ? { ...refresh, outcome } : refresh,
+        index === 0 && refresh.outcome === 'pending' ? { ...refresh, outcome, endedAt: Date.now() } : refresh,
       ),
     );
+    // A new token (or none): the lab's "expire now" was about the old one.
+    if (outcome !== 'failed, token kept') this.expiredByLabAt = null;
     if (call && this.entries().some((entry) => entry.outcome === 'pending')) {
       this.refreshesInBurst.update((count) => count + 1);
     }
@@ -180,8 +276,10 @@ export class LabLog {
   private stepWaiting(step: LabStep): void {
     this.entries.update((calls) =>
       calls.map((call) => {
-        const last = call.steps.at(-1);
-        return last === 'queued' || last === 'held' ? { ...call, steps: [...call.steps, step] } : call;
+        const last = call.steps.at(-1)?.step;
+        return last === 'queued' || last === 'held'
+          ? { ...call, steps: [...call.steps, { step, at: Date.now() }] }
+          : call;
       }),
     );
   }

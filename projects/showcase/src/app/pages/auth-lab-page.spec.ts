@@ -50,8 +50,9 @@ describe('AuthLabPage', () => {
     expect(TestBed.inject(DemoServerState).refreshCalls()).toBe(1);
     const rows = [...document.querySelectorAll('[data-testid="call-row"]')];
     expect(rows).toHaveLength(10);
-    const steps = [...(rows[0]?.querySelectorAll('.step') ?? [])].map((step) => step.textContent?.trim());
-    expect(steps).toEqual(['sent', '401', 'queued', 'refresh', 'repeated', '200']);
+    const bars = [...(rows[0]?.querySelectorAll('.bar') ?? [])].map((bar) => bar.textContent?.trim());
+    expect(bars).toEqual(['sent', '401', 'queued', 'repeat', '200']);
+    expect(document.querySelectorAll('[data-testid="refresh-bar"]')).toHaveLength(1);
   });
 
   it('shows proactive refresh on, the next refresh due about 22 s after sign-in (a 30 s token), and each refresh’s cause', async () => {
@@ -137,7 +138,7 @@ describe('AuthLabPage against a real server (no backend switches)', () => {
     expect(byTestId('expire-token')).toBeNull();
     expect(byTestId('revoke-refresh')).toBeNull();
     expect(byTestId('real-server-note')).not.toBeNull();
-    expect(byTestId('refresh-count')?.textContent?.trim()).toBe('0');
+    expect(byTestId('refresh-count')?.textContent?.trim()).toBe('no burst yet');
 
     byTestId('fire-calls')?.click();
     const calls = httpTesting.match(USER_CALL);
@@ -206,7 +207,7 @@ describe('AuthLabPage against a real server: refreshes ahead of expiry', () => {
     const { harness, httpTesting } = await openLabAgainstServer({ restore: true });
 
     expect(refreshRows()).toEqual(['restoring the session · refreshed']);
-    expect(byTestId('refresh-count')?.textContent?.trim()).toBe('0');
+    expect(byTestId('refresh-count')?.textContent?.trim()).toBe('no burst yet');
     expect(byTestId('next-refresh')?.textContent?.trim()).toMatch(/^in 8[34][0-9] s \(.+\)$/);
 
     byTestId('fire-calls')?.click();

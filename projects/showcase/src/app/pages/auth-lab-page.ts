@@ -16,6 +16,8 @@ import { LAB_CALL } from '../lab/lab-call';
 import { LabLog } from '../lab/lab-log';
 import { LabRefreshesCard } from './lab-refreshes-card';
 import { LabTabsCard } from './lab-tabs-card';
+import { LabTimeline } from './lab-timeline';
+import { LabWiringPanel } from './lab-wiring-panel';
 
 /**
  * Makes the mechanism visible: the access token's remaining life, switches to expire it or to
@@ -37,6 +39,8 @@ import { LabTabsCard } from './lab-tabs-card';
     MatSliderModule,
     LabRefreshesCard,
     LabTabsCard,
+    LabTimeline,
+    LabWiringPanel,
   ],
   template: `
     <main class="page lab">
@@ -95,8 +99,8 @@ import { LabTabsCard } from './lab-tabs-card';
               </p>
             }
             <p>
-              {{ server ? 'Refresh calls answered' : 'Refresh calls made since this page opened' }}:
-              <strong data-testid="refresh-count">{{ refreshCalls() }}</strong>
+              {{ server ? 'Refresh calls the backend answered' : 'Refresh calls this tab made' }} since the last burst:
+              <strong data-testid="refresh-count">{{ refreshCallsSinceBurst() ?? 'no burst yet' }}</strong>
             </p>
           </mat-card-content>
         </mat-card>
@@ -116,11 +120,15 @@ import { LabTabsCard } from './lab-tabs-card';
               <button mat-flat-button (click)="fire()" data-testid="fire-calls">Fire {{ count() }} calls</button>
               <button mat-button (click)="clear()">Clear</button>
             </div>
-            <p>
-              Succeeded: <strong data-testid="success-count">{{ succeeded() }}</strong> · Failed:
-              <strong data-testid="failure-count">{{ failed() }}</strong> · Refreshes in this burst:
-              <strong data-testid="burst-refresh-count">{{ log.burstRefreshes() }}</strong>
-            </p>
+            @if (log.burst()) {
+              <p>
+                Succeeded: <strong data-testid="success-count">{{ succeeded() }}</strong> · Failed:
+                <strong data-testid="failure-count">{{ failed() }}</strong> · Refreshes in this burst:
+                <strong data-testid="burst-refresh-count">{{ log.burstRefreshes() }}</strong>
+              </p>
+            } @else {
+              <p class="muted" data-testid="burst-none">No burst yet: the counters start with the first one.</p>
+            }
           </mat-card-content>
         </mat-card>
 
@@ -129,25 +137,9 @@ import { LabTabsCard } from './lab-tabs-card';
         <app-lab-tabs-card />
       </section>
 
-      <section class="timeline" aria-label="Timeline of the calls">
-        @for (call of log.calls(); track call.id) {
-          <div
-            class="call"
-            [class.ok]="call.outcome === 'ok'"
-            [class.failed]="call.outcome === 'failed'"
-            data-testid="call-row"
-          >
-            <span class="id">#{{ call.id }}</span>
-            @for (step of call.steps; track $index) {
-              <span class="step" [attr.data-step]="step">{{ step }}</span>
-            }
-          </div>
-        } @empty {
-          <p class="muted">
-            Fire a burst to see each call's way; with an expired token: sent → 401 → queued → refresh → repeated → 200.
-          </p>
-        }
-      </section>
+      <app-lab-timeline />
+
+      <app-lab-wiring-panel />
     </main>
   `,
   styles: `
@@ -169,39 +161,6 @@ import { LabTabsCard } from './lab-tabs-card';
     .setting {
       display: grid;
     }
-    .timeline {
-      margin-top: 1rem;
-      display: grid;
-      gap: 0.25rem;
-    }
-    .call {
-      display: flex;
-      flex-wrap: wrap;
-      gap: 0.25rem;
-      align-items: center;
-      font-size: 0.875rem;
-    }
-    .id {
-      width: 2.5rem;
-      font-variant-numeric: tabular-nums;
-    }
-    .step {
-      padding: 0.1rem 0.5rem;
-      border-radius: 1rem;
-      background: var(--mat-sys-surface-container-high);
-    }
-    .step[data-step='401'],
-    .step[data-step='error'],
-    .step[data-step='refresh failed'] {
-      background: var(--mat-sys-error-container);
-    }
-    .step[data-step='200'] {
-      background: var(--mat-sys-primary-container);
-    }
-    .step[data-step='refresh'],
-    .step[data-step='token from another tab'] {
-      background: var(--mat-sys-tertiary-container);
-    }
   `,
 })
 export class AuthLabPage {
@@ -214,9 +173,13 @@ export class AuthLabPage {
 
   protected readonly counts = [1, 2, 5, 10, 20, 50];
   protected readonly count = signal(10);
-  /** Refresh calls this tab made while this page was open (a real server has no counter to read). */
-  private readonly refreshesMade = signal(0);
-  protected readonly refreshCalls = computed(() => this.server?.refreshCalls() ?? this.refreshesMade());
+  /** Refresh calls: the backend's count, or this tab's own (a real server has no counter to read). */
+  private readonly refreshCalls = computed(() => this.server?.refreshCalls() ?? this.log.refreshCallsMade());
+  /** Only those since the last burst was fired, so the start-up restore attempt is not among them. */
+  protected readonly refreshCallsSinceBurst = computed(() => {
+    const burst = this.log.burst();
+    return burst === null ? null : this.refreshCalls() - burst.refreshCallsBefore;
+  });
   protected readonly succeeded = computed(() => this.log.calls().filter((call) => call.outcome === 'ok').length);
   protected readonly failed = computed(() => this.log.calls().filter((call) => call.outcome === 'failed').length);
 
@@ -238,18 +201,11 @@ export class AuthLabPage {
     interval(250)
       .pipe(takeUntilDestroyed())
       .subscribe(() => this.now.set(Date.now()));
-    const { events } = injectTokenRefresh();
-    events.pipe(takeUntilDestroyed()).subscribe((event) => {
-      // Counted when they end: with cross-tab sync a refresh may start, wait for another tab's, and
-      // end with its token (tokenReceived) without a call of its own.
-      if (event.type === 'refreshSucceeded' || event.type === 'refreshFailed') {
-        this.refreshesMade.update((count) => count + 1);
-      }
-    });
   }
 
   protected expireNow(): void {
     this.server?.expireAccessTokensNow();
+    this.log.tokenExpiredByLab();
     // The backend's switch is not a signal: nudge the countdown so it shows the change at once.
     this.now.set(Date.now());
   }
@@ -260,7 +216,7 @@ export class AuthLabPage {
 
   /** Fires `count` calls at once, each tagged with its number so its timeline can be drawn. */
   protected fire(): void {
-    for (const id of this.log.start(this.count())) {
+    for (const id of this.log.start(this.count(), this.refreshCalls())) {
       this.http.get(`/api/v1/users/${id}`, { context: new HttpContext().set(LAB_CALL, id) }).subscribe({
         error: (error: unknown) => this.log.fail(id, error instanceof HttpErrorResponse ? error.status : 0),
       });

@@ -63,7 +63,7 @@ import { LAB_BACKEND } from '../lab/lab-backend';
             </button>
           </mat-card-actions>
           @if (busy()) {
-            <mat-progress-bar mode="indeterminate" />
+            <mat-progress-bar mode="indeterminate" aria-label="Signing in" />
           }
         </form>
       </mat-card>
@@ -98,9 +98,21 @@ import { LAB_BACKEND } from '../lab/lab-backend';
                   <td>
                     <code>{{ account.password }}</code>
                   </td>
-                  <td>{{ account.role === 'admin' ? 'admin: may create, edit, delete' : 'viewer: read only' }}</td>
                   <td>
-                    <button mat-button type="button" (click)="use(account.username, account.password)">Use</button>
+                    <span class="role">{{ account.role }}</span>
+                    <span class="muted rights">{{
+                      account.role === 'admin' ? 'may create, edit, delete' : 'read only'
+                    }}</span>
+                  </td>
+                  <td class="use">
+                    <button
+                      mat-stroked-button
+                      type="button"
+                      (click)="use(account.username, account.password)"
+                      [attr.aria-label]="'Use ' + account.username"
+                    >
+                      Use
+                    </button>
                   </td>
                 </tr>
               }
@@ -129,10 +141,32 @@ import { LAB_BACKEND } from '../lab/lab-backend';
     table {
       width: 100%;
       border-collapse: collapse;
+      font-size: 0.875rem;
+    }
+    th,
+    td {
+      padding: 0.5rem 0.5rem 0.5rem 0;
+      text-align: start;
+      vertical-align: middle;
     }
     th {
-      text-align: left;
+      font-weight: 600;
+      border-bottom: 1px solid var(--mat-sys-outline-variant);
+    }
+    tbody tr + tr td {
+      border-top: 1px solid var(--mat-sys-outline-variant);
+    }
+    .role {
+      display: block;
       font-weight: 500;
+    }
+    .rights {
+      display: block;
+      font-size: 0.8125rem;
+    }
+    .use {
+      padding-right: 0;
+      text-align: end;
     }
   `,
 })

@@ -8,7 +8,9 @@ import { MatProgressBarModule } from '@angular/material/progress-bar';
 import { type ApiError, type User, UsersService, getFieldErrors } from 'ngx-token-refresh';
 import type { Observable } from 'rxjs';
 
-/** Create (no user) or edit (a user) form; closes with `true` once the server accepted it. */
+import { writeErrorMessage } from './write-error-message';
+
+/** Create (no user) or edit (a user) form; closes with the saved name once the server accepted it. */
 @Component({
   selector: 'app-user-form-dialog',
   changeDetection: ChangeDetectionStrategy.OnPush,
@@ -51,20 +53,22 @@ import type { Observable } from 'rxjs';
         <button mat-flat-button type="submit" [disabled]="busy()" data-testid="user-form-save">Save</button>
       </mat-dialog-actions>
       @if (busy()) {
-        <mat-progress-bar mode="indeterminate" />
+        <mat-progress-bar mode="indeterminate" aria-label="Saving" />
       }
     </form>
   `,
   styles: `
     mat-form-field {
       display: block;
-      min-width: 20rem;
+      /* 20rem, or the dialog's width on a phone. */
+      width: 20rem;
+      max-width: 100%;
     }
   `,
 })
 export class UserFormDialog {
   private readonly users = inject(UsersService);
-  private readonly dialog = inject<MatDialogRef<UserFormDialog, boolean>>(MatDialogRef);
+  private readonly dialog = inject<MatDialogRef<UserFormDialog, string>>(MatDialogRef);
 
   /** The user being edited, or null for a new one. */
   protected readonly user = inject<User | null>(MAT_DIALOG_DATA);
@@ -85,7 +89,7 @@ export class UserFormDialog {
     const value = this.form.getRawValue();
     const request: Observable<unknown> = this.user ? this.users.replace(this.user.id, value) : this.users.create(value);
     request.subscribe({
-      complete: () => this.dialog.close(true),
+      complete: () => this.dialog.close(value.name),
       error: (error: ApiError) => {
         this.busy.set(false);
         const fields = getFieldErrors(error);
@@ -97,7 +101,8 @@ export class UserFormDialog {
           control.markAsTouched();
           shownOnField = true;
         }
-        if (!shownOnField) this.formError.set(error.message);
+        if (!shownOnField)
+          this.formError.set(writeErrorMessage(error, this.user ? 'save the changes' : 'create the user'));
       },
     });
   }

@@ -40,4 +40,43 @@ describe('UsersPage', () => {
     expect(byTestId('new-user')).toBeNull();
     expect(byTestId('edit-user-1')).toBeNull();
   });
+
+  it('confirms a created user in a snack bar', async () => {
+    const harness = await setupShowcase();
+    await signIn();
+    await harness.navigateByUrl('/users');
+    await settle(harness);
+    byTestId('new-user')?.click();
+    await settle(harness);
+    type('user-form-name', 'Grace Hopper');
+    type('user-form-email', 'grace@example.com');
+    await settle(harness);
+
+    byTestId('user-form-save')?.click();
+    // The dialog's close animation runs on a timer before afterClosed fires: wait for the toast.
+    for (let i = 0; i < 50 && !document.querySelector('mat-snack-bar-container'); i++) await settle(harness);
+
+    expect(document.querySelector('mat-snack-bar-container')?.textContent).toContain('Created Grace Hopper.');
+  });
+
+  it('tells a viewer plainly when the server refuses a change (the token changed hands after the page drew its buttons)', async () => {
+    const harness = await setupShowcase();
+    await signIn();
+    await harness.navigateByUrl('/users');
+    await settle(harness);
+    byTestId('new-user')?.click();
+    await settle(harness);
+    type('user-form-name', 'Grace Hopper');
+    type('user-form-email', 'grace@example.com');
+    await signIn('alan', 'turing');
+    await settle(harness);
+
+    byTestId('user-form-save')?.click();
+    await settle(harness);
+
+    expect(byTestId('form-error')?.textContent).toContain(
+      'The server refused to create the user: this account is a viewer and may only read users.',
+    );
+    expect(document.querySelector('mat-snack-bar-container')).toBeNull();
+  });
 });

@@ -4,14 +4,19 @@ import { MatButtonModule } from '@angular/material/button';
 import { MatDialog } from '@angular/material/dialog';
 import { MatPaginatorModule, type PageEvent } from '@angular/material/paginator';
 import { MatProgressBarModule } from '@angular/material/progress-bar';
+import { MatSnackBar } from '@angular/material/snack-bar';
 import { MatTableModule } from '@angular/material/table';
 import { type ApiError, AuthClient, type Page, type User, UsersService, parseJwtClaims } from 'ngx-token-refresh';
 import { filter, switchMap } from 'rxjs';
 
 import { ConfirmDialog } from './confirm-dialog';
 import { UserFormDialog } from './user-form-dialog';
+import { writeErrorMessage } from './write-error-message';
 
-/** The users table: server-side paging, create, edit and delete through UsersService. */
+/**
+ * The users table: server-side paging, create, edit and delete through UsersService, each change
+ * confirmed by a snack bar.
+ */
 @Component({
   selector: 'app-users-page',
   changeDetection: ChangeDetectionStrategy.OnPush,
@@ -28,7 +33,11 @@ import { UserFormDialog } from './user-form-dialog';
         <p class="error-text" role="alert" data-testid="users-message">{{ text }}</p>
       }
       <section class="table">
-        <mat-progress-bar [mode]="users.isLoading() ? 'indeterminate' : 'determinate'" [value]="0" />
+        <mat-progress-bar
+          [mode]="users.isLoading() ? 'indeterminate' : 'determinate'"
+          [value]="0"
+          aria-label="Loading the users"
+        />
         @if (users.error(); as error) {
           <div class="state" role="alert" data-testid="users-error">
             <p>Could not load the users: {{ error.message }}</p>
@@ -39,33 +48,35 @@ import { UserFormDialog } from './user-form-dialog';
         } @else if (rows().length === 0) {
           <div class="state" data-testid="users-empty"><p>No users on this page.</p></div>
         } @else {
-          <table mat-table [dataSource]="rows()" data-testid="users-table">
-            <ng-container matColumnDef="id">
-              <th mat-header-cell *matHeaderCellDef>#</th>
-              <td mat-cell *matCellDef="let user">{{ user.id }}</td>
-            </ng-container>
-            <ng-container matColumnDef="name">
-              <th mat-header-cell *matHeaderCellDef>Name</th>
-              <td mat-cell *matCellDef="let user">{{ user.name }}</td>
-            </ng-container>
-            <ng-container matColumnDef="email">
-              <th mat-header-cell *matHeaderCellDef>E-mail</th>
-              <td mat-cell *matCellDef="let user">{{ user.email }}</td>
-            </ng-container>
-            <ng-container matColumnDef="actions">
-              <th mat-header-cell *matHeaderCellDef><span class="visually-hidden">Actions</span></th>
-              <td mat-cell *matCellDef="let user" class="actions">
-                @if (canWrite()) {
-                  <button mat-button (click)="edit(user)" [attr.data-testid]="'edit-user-' + user.id">Edit</button>
-                  <button mat-button (click)="remove(user)" [attr.data-testid]="'delete-user-' + user.id">
-                    Delete
-                  </button>
-                }
-              </td>
-            </ng-container>
-            <tr mat-header-row *matHeaderRowDef="columns"></tr>
-            <tr mat-row *matRowDef="let row; columns: columns" data-testid="user-row"></tr>
-          </table>
+          <div class="scroll" tabindex="0" role="region" aria-label="Users; scrolls sideways on a narrow screen">
+            <table mat-table [dataSource]="rows()" data-testid="users-table">
+              <ng-container matColumnDef="id">
+                <th mat-header-cell *matHeaderCellDef>#</th>
+                <td mat-cell *matCellDef="let user">{{ user.id }}</td>
+              </ng-container>
+              <ng-container matColumnDef="name">
+                <th mat-header-cell *matHeaderCellDef>Name</th>
+                <td mat-cell *matCellDef="let user">{{ user.name }}</td>
+              </ng-container>
+              <ng-container matColumnDef="email">
+                <th mat-header-cell *matHeaderCellDef>E-mail</th>
+                <td mat-cell *matCellDef="let user">{{ user.email }}</td>
+              </ng-container>
+              <ng-container matColumnDef="actions">
+                <th mat-header-cell *matHeaderCellDef><span class="visually-hidden">Actions</span></th>
+                <td mat-cell *matCellDef="let user" class="actions">
+                  @if (canWrite()) {
+                    <button mat-button (click)="edit(user)" [attr.data-testid]="'edit-user-' + user.id">Edit</button>
+                    <button mat-button (click)="remove(user)" [attr.data-testid]="'delete-user-' + user.id">
+                      Delete
+                    </button>
+                  }
+                </td>
+              </ng-container>
+              <tr mat-header-row *matHeaderRowDef="columns"></tr>
+              <tr mat-row *matRowDef="let row; columns: columns" data-testid="user-row"></tr>
+            </table>
+          </div>
         }
         <mat-paginator
           [length]="total()"
@@ -91,6 +102,20 @@ import { UserFormDialog } from './user-form-dialog';
       overflow: hidden;
       background: var(--mat-sys-surface);
     }
+    /* On a narrow screen the table scrolls inside its card, never the page. */
+    .scroll {
+      overflow-x: auto;
+      /* Holds the visually hidden header text too, which would otherwise widen the page. */
+      position: relative;
+    }
+    .mat-column-name,
+    .mat-column-email {
+      white-space: nowrap;
+    }
+    .scroll:focus-visible {
+      outline: 2px solid var(--mat-sys-primary);
+      outline-offset: -2px;
+    }
     .state {
       padding: 2rem;
       text-align: center;
@@ -105,6 +130,7 @@ export class UsersPage {
   private readonly api = inject(UsersService);
   private readonly auth = inject(AuthClient);
   private readonly dialog = inject(MatDialog);
+  private readonly snackBar = inject(MatSnackBar);
 
   protected readonly columns = ['id', 'name', 'email', 'actions'];
   protected readonly pageIndex = signal(0);
@@ -134,10 +160,12 @@ export class UsersPage {
   protected edit(user: User | null): void {
     this.message.set(null);
     this.dialog
-      .open(UserFormDialog, { data: user, autoFocus: 'first-tabbable' })
+      .open<UserFormDialog, User | null, string>(UserFormDialog, { data: user, autoFocus: 'first-tabbable' })
       .afterClosed()
-      .subscribe((saved) => {
-        if (saved) this.users.reload();
+      .subscribe((savedName) => {
+        if (savedName === undefined) return;
+        this.users.reload();
+        this.toast(user ? `Saved the changes to ${savedName}.` : `Created ${savedName}.`);
       });
   }
 
@@ -153,8 +181,16 @@ export class UsersPage {
         switchMap(() => this.api.delete(user.id)),
       )
       .subscribe({
-        next: () => this.users.reload(),
-        error: (error: ApiError) => this.message.set(`Could not delete ${user.name}: ${error.message}`),
+        next: () => {
+          this.users.reload();
+          this.toast(`Deleted ${user.name}.`);
+        },
+        error: (error: ApiError) => this.message.set(writeErrorMessage(error, `delete ${user.name}`)),
       });
+  }
+
+  /** A short confirmation that goes away by itself (the snack bar is announced to screen readers). */
+  private toast(text: string): void {
+    this.snackBar.open(text, 'OK', { duration: 4000 });
   }
 }
