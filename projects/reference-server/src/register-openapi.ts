@@ -105,7 +105,8 @@ export async function registerOpenApi(app: FastifyInstance, options: { readonly 
   app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
   await app.register(fastifySwaggerUi, {
     routePrefix: DOCS_PATH,
-    uiConfig: { url: OPENAPI_PATH, deepLinking: true },
+    // The page reads the same document at /docs/json.
+    uiConfig: { deepLinking: true },
     // Only these routes: Swagger UI loads its own scripts and styles (and sets inline styles), fetches
     // the document, and shows data: images. Nothing from other origins, no framing.
     staticCSP: {
