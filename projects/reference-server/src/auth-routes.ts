@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 import type { AccessTokens } from './access-tokens.js';
+import { ANY_OPERATION_ERRORS, errorResponses } from './api-schemas.js';
 import { readBearerToken } from './contract/public-api.js';
 import { HttpError } from './http-error.js';
 import { verifyPassword } from './password-hash.js';
@@ -38,6 +39,55 @@ const TOKEN_BODY_SCHEMA = {
   properties: { refreshToken: { type: 'string', maxLength: 512 } },
 } as const;
 
+const ACCESS_TOKEN_RESPONSE = {
+  content: { 'application/json': { schema: { $ref: 'AccessToken#' } } },
+} as const;
+
+const LOGIN_SCHEMA = {
+  tags: ['auth'],
+  operationId: 'login',
+  summary: 'Sign in',
+  description:
+    'A new session: the access token in the body, the refresh token in the HttpOnly cookie `refreshToken` ' +
+    '(and in the body too when REFRESH_TOKEN_IN_BODY=true). Rate-limited per client address.',
+  security: [],
+  body: LOGIN_BODY_SCHEMA,
+  response: {
+    200: { description: 'Signed in; `Set-Cookie: refreshToken=...`.', ...ACCESS_TOKEN_RESPONSE },
+    ...errorResponses(400, 401, 413, 415, ...ANY_OPERATION_ERRORS),
+  },
+} as const;
+
+const REFRESH_SCHEMA = {
+  tags: ['auth'],
+  operationId: 'refresh',
+  summary: 'Trade the refresh token for a new access token',
+  description:
+    'The refresh token comes in the cookie, or in the body as `{ refreshToken }`; it is rotated and the ' +
+    'new one goes back the same way. 401 `InvalidRefreshToken` when it is unknown, expired, revoked or reused.',
+  security: [{ refreshCookie: [] }, {}],
+  body: { ...TOKEN_BODY_SCHEMA, description: 'Only in the body flow; no body in the cookie flow.' },
+  response: {
+    200: { description: 'A new access token; in the cookie flow also `Set-Cookie`.', ...ACCESS_TOKEN_RESPONSE },
+    ...errorResponses(400, 401, 413, 415, ...ANY_OPERATION_ERRORS),
+  },
+} as const;
+
+const LOGOUT_SCHEMA = {
+  tags: ['auth'],
+  operationId: 'logout',
+  summary: 'Sign out',
+  description:
+    'Ends the session named by the access token (even expired), a `{ refreshToken }` body or the cookie, ' +
+    'and clears the cookie. 204 whatever happens.',
+  security: [{ bearerAuth: [] }, { refreshCookie: [] }, {}],
+  body: TOKEN_BODY_SCHEMA,
+  response: {
+    204: { description: 'Signed out (or there was nothing to end).', type: 'null' },
+    ...errorResponses(400, 413, 415, ...ANY_OPERATION_ERRORS),
+  },
+} as const;
+
 /** One answer for unknown, expired and revoked tokens: which one it was is nobody's business. */
 const UNUSABLE = 'The refresh token is unknown, expired or revoked; please sign in again.';
 
@@ -70,7 +120,7 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
   app.post(
     '/auth/login',
     {
-      schema: { body: LOGIN_BODY_SCHEMA },
+      schema: LOGIN_SCHEMA,
       config: {
         rateLimit: { max: config.loginRateLimitMax, timeWindow: config.loginRateLimitWindowSeconds * 1000 },
       },
@@ -106,7 +156,7 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
   app.post(
     '/auth/refresh',
     {
-      schema: { body: TOKEN_BODY_SCHEMA },
+      schema: REFRESH_SCHEMA,
       config: {
         rateLimit: { max: config.refreshRateLimitMax, timeWindow: config.refreshRateLimitWindowSeconds * 1000 },
       },
@@ -156,7 +206,7 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
   app.post(
     '/auth/logout',
     {
-      schema: { body: TOKEN_BODY_SCHEMA },
+      schema: LOGOUT_SCHEMA,
       config: {
         rateLimit: { max: config.logoutRateLimitMax, timeWindow: config.logoutRateLimitWindowSeconds * 1000 },
       },

@@ -16,6 +16,7 @@ import { hashPassword } from './password-hash.js';
 import type { ServerConfig } from './read-config.js';
 import { createRefreshTokens } from './refresh-tokens.js';
 import { registerJsonBody } from './register-json-body.js';
+import { registerOpenApi } from './register-openapi.js';
 import type { Repository } from './repository.js';
 import { registerUsersRoutes } from './users-routes.js';
 
@@ -32,7 +33,8 @@ export interface BuildServerOptions {
  * timeouts and the cap on connections per address, security headers (helmet), plain HTTP refused
  * when `httpsOnly`, CORS for the configured origins only, the strict JSON body parser with its size
  * limit, `Cache-Control: no-store` on every answer, the rate limits of login, refresh and logout,
- * the auth and users routes, and the uniform error body for every error.
+ * the auth and users routes, the OpenAPI document (`/openapi.json`) and its reference page
+ * (`/docs`), and the uniform error body for every error.
  * It owns nothing it was given: closing it leaves the repository open.
  *
  * @example
@@ -122,6 +124,9 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
     // Tokens and personal data must not stay in shared or browser caches (RFC 6749 §5.1 for tokens).
     reply.header('Cache-Control', 'no-store');
   });
+
+  // Before the routes: the document is built from the routes registered after it.
+  await registerOpenApi(app, { apiVendor: config.apiVendor });
 
   const accessTokens = createAccessTokens({
     secret: config.jwtSecret,

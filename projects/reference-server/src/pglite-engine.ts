@@ -6,7 +6,7 @@ import type { SqlEngine } from './sql-engine.js';
 /**
  * PostgreSQL compiled to WebAssembly, in this process: in memory (`dataDir` null; gone when the
  * process ends) or in a data folder. One connection, so statements run one after another; that is
- * plenty for one server process and needs no installation at all.
+ * plenty for one server process and needs no installation at all. Runs with `shared_buffers=16MB`.
  *
  * With `waitTimeoutMs`, an operation (a statement, or a whole transaction) that cannot start within
  * that time, because the one connection is still busy (a long transaction, a statement holding it),
@@ -21,7 +21,10 @@ export async function createPgliteEngine(
   dataDir: string | null,
   options: { readonly waitTimeoutMs?: number } = {},
 ): Promise<SqlEngine> {
-  const db = await PGlite.create(dataDir ?? undefined);
+  // PGlite reserves PostgreSQL's default 128 MB of shared buffers in its WebAssembly memory; one
+  // connection over a small database needs far less, and 16 MB saves about 150 MB of resident memory
+  // (bench/SERVER-RESULTS.md, "PGlite options").
+  const db = await PGlite.create(dataDir ?? undefined, { postgresqlconf: 'shared_buffers=16MB' });
   const inTurn = createTurns(options.waitTimeoutMs ?? null);
   return {
     description: dataDir === null ? 'PGlite (in memory)' : `PGlite (data folder ${dataDir})`,

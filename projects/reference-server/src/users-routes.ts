@@ -1,10 +1,19 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 
 import type { AccessTokens } from './access-tokens.js';
+import { ANY_OPERATION_ERRORS, errorResponses } from './api-schemas.js';
 import { authenticate, requireAdmin } from './authenticate.js';
-import { locatePage, parseWholeNumber, readPaging, validateUserFields } from './contract/public-api.js';
+import {
+  DEFAULT_PAGE_SIZE,
+  MAX_PAGE_SIZE,
+  locatePage,
+  parseWholeNumber,
+  readPaging,
+  validateUserFields,
+} from './contract/public-api.js';
 import { HttpError, describeDetails } from './http-error.js';
 import { negotiateVersion } from './negotiate-version.js';
+import type { OpenApiRouteConfig } from './register-openapi.js';
 import { EmailTakenError, type Repository, type User, type UserFields } from './repository.js';
 import { USER_BODY_SCHEMA, USER_PATCH_SCHEMA } from './validate-user-fields.js';
 
@@ -17,6 +26,26 @@ export interface UsersRoutesOptions {
 }
 
 const MERGE_PATCH = 'application/merge-patch+json';
+
+/** The paging parameters as {@link list} checks them (documentation only: the handler answers its own 400s). */
+const PAGING_QUERY = {
+  type: 'object',
+  properties: {
+    page: { type: 'integer', minimum: 1, description: 'The page, from 1; without it and pageSize, a plain array.' },
+    pageSize: {
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_PAGE_SIZE,
+      description: `Users per page (${DEFAULT_PAGE_SIZE} when only page is given).`,
+    },
+  },
+} as const;
+/** The `{id}` as {@link checkId} checks it (documentation only). */
+const ID_PARAMS = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'integer', minimum: 1, maximum: 999_999_999_999_999 } },
+} as const;
 
 /**
  * The users API, version 1, mounted twice: `/api/v1/users` (version in the path) and `/api/users`
@@ -57,14 +86,60 @@ export async function registerUsersRoutes(app: FastifyInstance, options: UsersRo
     ];
     const item = `${collectionPath}/:id`;
     const send = (reply: FastifyReply, status: number, body: unknown) => reply.code(status).type(mediaType).send(body);
+    const mediaTypeName = mediaType.split(';')[0] ?? mediaType;
+    const tag = negotiate ? 'users (Accept version)' : 'users (path version)';
+    const operation = (name: string, summary: string, response: Record<number, object>, errors: number[]) => ({
+      tags: [tag],
+      operationId: negotiate ? `${name}ByAccept` : name,
+      summary,
+      security: [{ bearerAuth: [] }],
+      response: { ...response, ...errorResponses(...(negotiate ? [...errors, 406] : errors), ...ANY_OPERATION_ERRORS) },
+    });
+    const content = (schema: object) => ({ content: { [mediaTypeName]: { schema } } });
+    const item204 = { 204: { description: 'Done; no body.', type: 'null' } };
+    const itemConfig: { openapi: OpenApiRouteConfig } = { openapi: { params: ID_PARAMS } };
 
-    app.get(collectionPath, { onRequest: read }, async (request, reply) =>
-      send(reply, 200, await list(request, repository)),
+    app.get(
+      collectionPath,
+      {
+        onRequest: read,
+        config: { openapi: { querystring: PAGING_QUERY } },
+        schema: operation(
+          'listUsers',
+          'List the users',
+          {
+            200: {
+              description: 'All users as an array; with `page` or `pageSize`, one page in the paging envelope.',
+              ...content({ anyOf: [{ type: 'array', items: { $ref: 'User#' } }, { $ref: 'UserPage#' }] }),
+            },
+          },
+          [400, 401],
+        ),
+      },
+      async (request, reply) => send(reply, 200, await list(request, repository)),
     );
 
     app.post(
       collectionPath,
-      { onRequest: write, preValidation: requireMediaType('application/json'), schema: { body: USER_BODY_SCHEMA } },
+      {
+        onRequest: write,
+        preValidation: requireMediaType('application/json'),
+        schema: {
+          ...operation(
+            'createUser',
+            'Create a user',
+            {
+              201: {
+                description: 'Created.',
+                headers: { Location: { type: 'string', description: `${collectionPath}/{id}` } },
+                ...content({ $ref: 'User#' }),
+              },
+            },
+            [400, 401, 403, 409, 413, 415],
+          ),
+          body: USER_BODY_SCHEMA,
+        },
+      },
       async (request, reply) => {
         const fields = checkFields(request.body, 'create') as UserFields;
         const user = await writeUser(() => repository.createUser(fields));
@@ -73,8 +148,20 @@ export async function registerUsersRoutes(app: FastifyInstance, options: UsersRo
       },
     );
 
-    app.get(item, { onRequest: read, preValidation: checkId }, async (request, reply) =>
-      send(reply, 200, await findUser(repository, readId(request))),
+    app.get(
+      item,
+      {
+        onRequest: read,
+        preValidation: checkId,
+        config: itemConfig,
+        schema: operation(
+          'getUser',
+          'Read a user',
+          { 200: { description: 'The user.', ...content({ $ref: 'User#' }) } },
+          [400, 401, 404, 414],
+        ),
+      },
+      async (request, reply) => send(reply, 200, await findUser(repository, readId(request))),
     );
 
     app.put(
@@ -82,7 +169,11 @@ export async function registerUsersRoutes(app: FastifyInstance, options: UsersRo
       {
         onRequest: write,
         preValidation: [checkId, requireMediaType('application/json')],
-        schema: { body: USER_BODY_SCHEMA },
+        config: itemConfig,
+        schema: {
+          ...operation('replaceUser', 'Replace a user', item204, [400, 401, 403, 404, 409, 413, 414, 415]),
+          body: USER_BODY_SCHEMA,
+        },
       },
       async (request, reply) => {
         const id = readId(request);
@@ -98,7 +189,17 @@ export async function registerUsersRoutes(app: FastifyInstance, options: UsersRo
       {
         onRequest: write,
         preValidation: [checkId, requireMediaType(MERGE_PATCH)],
-        schema: { body: USER_PATCH_SCHEMA },
+        config: itemConfig,
+        schema: {
+          ...operation(
+            'patchUser',
+            'Change some fields of a user (JSON Merge Patch)',
+            { 200: { description: 'The updated user.', ...content({ $ref: 'User#' }) } },
+            [400, 401, 403, 404, 409, 413, 414, 415],
+          ),
+          consumes: [MERGE_PATCH],
+          body: USER_PATCH_SCHEMA,
+        },
       },
       async (request, reply) => {
         const id = readId(request);
@@ -109,11 +210,20 @@ export async function registerUsersRoutes(app: FastifyInstance, options: UsersRo
       },
     );
 
-    app.delete(item, { onRequest: write, preValidation: checkId }, async (request, reply) => {
-      const id = readId(request);
-      if (!(await repository.deleteUser(id))) throw notFound(id);
-      return reply.code(204).send();
-    });
+    app.delete(
+      item,
+      {
+        onRequest: write,
+        preValidation: checkId,
+        config: itemConfig,
+        schema: operation('deleteUser', 'Delete a user', item204, [400, 401, 403, 404, 414]),
+      },
+      async (request, reply) => {
+        const id = readId(request);
+        if (!(await repository.deleteUser(id))) throw notFound(id);
+        return reply.code(204).send();
+      },
+    );
   }
 }
 

@@ -87,6 +87,8 @@ describe('access tokens on the API', () => {
     ['another issuer', () => sign({ ...validClaims(), iss: 'someone-else' })],
     ['another audience', () => sign({ ...validClaims(), aud: 'another-api' })],
     ['an unknown role', () => sign({ ...validClaims(), role: 'root' })],
+    ['an iat ten million seconds in the future', () => sign({ ...validClaims(), iat: nowSeconds() + 10_000_000 })],
+    ['an iat 31 s in the future (past the 30 s leeway)', () => sign({ ...validClaims(), iat: nowSeconds() + 31 })],
     ['garbage', async () => 'not.a.jwt'],
     ['a 10 kB token', async () => 'a'.repeat(10_000)],
   ];
@@ -104,6 +106,11 @@ describe('access tokens on the API', () => {
 
   it('accepts a token this test signs like the server does (so the forgeries above fail for their flaw alone)', async () => {
     assert.equal((await api(server, 'GET', '/api/v1/users/1', await sign(validClaims()))).status, 200);
+  });
+
+  it('accepts an iat up to 30 s in the future (clock skew between instances)', async () => {
+    const token = await sign({ ...validClaims(), iat: nowSeconds() + 25 });
+    assert.equal((await api(server, 'GET', '/api/v1/users/1', token)).status, 200);
   });
 
   for (const header of ['Basic YWRhOmxvdmVsYWNl', 'Bearer', 'Bearer a b', 'Token abc']) {
@@ -130,8 +137,12 @@ describe('access tokens on the API', () => {
   });
 });
 
+function nowSeconds(): number {
+  return Math.floor(Date.now() / 1000);
+}
+
 function validClaims(): Record<string, unknown> {
-  const now = Math.floor(Date.now() / 1000);
+  const now = nowSeconds();
   return {
     sub: 'ada',
     role: 'admin',

@@ -13,10 +13,41 @@ import type { Repository } from '../src/repository.js';
 import { seedDemoData } from '../src/seed-demo-data.js';
 import type { SqlEngine } from '../src/sql-engine.js';
 import { createSqlRepository } from '../src/sql-repository.js';
+import { type OpenApiResponseCheck, createOpenApiResponseCheck } from './openapi-response-check.js';
 
 // Shared by the suites: a real server on 127.0.0.1 and an ephemeral port, over a fresh database
 // (PGlite in memory, or, when DATABASE_URL is set, a fresh schema of that PostgreSQL, dropped at
-// the end), seeded with the demo data. Requests go over real HTTP with the global fetch.
+// the end), seeded with the demo data. Requests go over real HTTP with the global fetch, which this
+// module wraps so that every answer from a server of the suite is checked against that server's own
+// OpenAPI document (an answer it does not describe makes the fetch, and so the test, fail).
+
+/** The document's check of each running test server, by origin. */
+const responseChecks = new Map<string, OpenApiResponseCheck>();
+/** For servers the suite did not build here (the real process of main.test.ts): the default configuration's. */
+let defaultResponseCheck: Promise<OpenApiResponseCheck> | null = null;
+const unchecked = globalThis.fetch;
+
+globalThis.fetch = async (input, init) => {
+  const request = input instanceof Request ? input : null;
+  const url = request?.url ?? String(input);
+  const method = init?.method ?? request?.method ?? 'GET';
+  const response = await unchecked(input, init);
+  const { origin, hostname } = new URL(url);
+  const check = responseChecks.get(origin) ?? (hostname === '127.0.0.1' ? await defaultCheck() : null);
+  if (check) await check(method, url, response);
+  return response;
+};
+
+function defaultCheck(): Promise<OpenApiResponseCheck> {
+  defaultResponseCheck ??= (async () => {
+    const app = await buildServer({ config: readConfig({ LOG_LEVEL: 'silent' }), repository: {} as Repository });
+    await app.ready();
+    const check = createOpenApiResponseCheck(app.swagger());
+    await app.close();
+    return check;
+  })();
+  return defaultResponseCheck;
+}
 
 /** The signing key of every test server, so tests can forge tokens with the right and a wrong key. */
 export const TEST_JWT_SECRET = 'test-secret-of-the-reference-server-suite-0123456789';
@@ -134,6 +165,7 @@ export async function startTestServer(
   const repository = options.wrapRepository ? options.wrapRepository(database.repository) : database.repository;
   const app = await buildServer({ config, repository, now: () => Date.now() + offset });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  responseChecks.set(new URL(url).origin, createOpenApiResponseCheck(app.swagger()));
   return {
     url,
     config,
@@ -142,6 +174,7 @@ export async function startTestServer(
       offset += ms;
     },
     close: async () => {
+      responseChecks.delete(new URL(url).origin);
       await app.close();
       if (!options.database) await database.close();
     },

@@ -1,0 +1,270 @@
+/* global fetch */
+// `npm run bench:server`: load benchmark of the built server (dist/main.js), on loopback only and
+// bounded in time. For each engine (PGlite always; PostgreSQL when DATABASE_URL is set, whose
+// database it migrates and seeds, so give it a scratch one) it starts the server as `npm run server`
+// would, measures the start-up time and memory, then loads each route with autocannon for a few
+// seconds and writes throughput, p50/p99 latency and the ratios to a Markdown file. It also measures
+// PGlite's own start-up and memory under its options.
+//
+//   --smoke          about 5 s in all: PGlite only, 1 s per route, no PGlite options table (for CI)
+//   --out=<file>     where to write (default bench/SERVER-RESULTS.md; --smoke: test-results/bench-server-smoke.md)
+//   --duration=<s>   seconds per route (default 5)
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+
+import autocannon from 'autocannon';
+import { format, resolveConfig } from 'prettier';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const args = process.argv.slice(2);
+const smoke = args.includes('--smoke');
+const option = (name) => args.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
+const out = resolve(root, option('out') ?? (smoke ? 'test-results/bench-server-smoke.md' : 'bench/SERVER-RESULTS.md'));
+const duration = Number(option('duration') ?? (smoke ? 1 : 5));
+const connections = 10;
+const databaseUrl = process.env.DATABASE_URL || null;
+const vendorType = 'application/vnd.showcase.v1+json';
+
+/** The routes loaded, in order; `token` adds the demo admin's access token. */
+const ROUTES = [
+  {
+    name: 'no-token',
+    label: 'GET /api/v1/users/0, no token → 401',
+    path: '/api/v1/users/0',
+    token: false,
+    status: 401,
+  },
+  {
+    name: 'jwt-only',
+    label: 'GET /api/v1/users/0, valid token → 400 (JWT checked, no database)',
+    path: '/api/v1/users/0',
+    token: true,
+    status: 400,
+  },
+  {
+    name: 'get-user',
+    label: 'GET /api/v1/users/1 → 200 (JWT + database)',
+    path: '/api/v1/users/1',
+    token: true,
+    status: 200,
+  },
+  {
+    name: 'list-page',
+    label: 'GET /api/v1/users?page=2&pageSize=10 → 200',
+    path: '/api/v1/users?page=2&pageSize=10',
+    token: true,
+    status: 200,
+  },
+  {
+    name: 'accept-get',
+    label: `GET /api/users/1, Accept: ${vendorType} → 200`,
+    path: '/api/users/1',
+    token: true,
+    status: 200,
+    headers: { Accept: vendorType },
+  },
+];
+
+const engines = [{ name: 'PGlite (in memory)', env: {} }];
+if (databaseUrl && !smoke) engines.push({ name: 'PostgreSQL', env: { DATABASE_URL: databaseUrl } });
+
+const sections = [];
+for (const engine of engines) sections.push(await benchEngine(engine));
+if (!databaseUrl) sections.push('PostgreSQL: skipped (DATABASE_URL is not set).\n');
+else if (smoke) sections.push('PostgreSQL: skipped in --smoke.\n');
+if (!smoke) sections.push(await pgliteOptions());
+
+const report = [
+  '# Reference server: load benchmark',
+  '',
+  `Written by \`npm run bench:server${smoke ? ' -- --smoke' : ''}\` on ${new Date().toISOString().slice(0, 10)}. ` +
+    `${describeMachine()}. Loopback only: autocannon with ${connections} connections, ${duration} s per route, ` +
+    'after 1 s of warm-up (none in --smoke); the server is `node projects/reference-server/dist/main.js` (LOG_LEVEL=warn) ' +
+    'with the demo data, in its own process.',
+  '',
+  ...sections,
+].join('\n');
+await mkdir(dirname(out), { recursive: true });
+// Formatted as the repository's Markdown is, so the committed file passes `prettier --check`.
+await writeFile(out, await format(report, { ...(await resolveConfig(out)), parser: 'markdown' }));
+console.log(report);
+console.log(`written to ${out}`);
+
+async function benchEngine(engine) {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const started = performance.now();
+  const child = spawn(process.execPath, ['projects/reference-server/dist/main.js'], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: {
+      PATH: process.env.PATH,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      JWT_SECRET: 'benchmark-secret-of-the-reference-server-0123456789',
+      COOKIE_SECURE: 'false',
+      ...engine.env,
+    },
+  });
+  try {
+    await waitUntilUp(url, child);
+    const startupMs = performance.now() - started;
+    const rssAtStart = await memory(child.pid, 'VmRSS');
+    const login = await fetch(`${url}/auth/login`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ username: 'ada', password: 'lovelace' }),
+    });
+    if (login.status !== 200) throw new Error(`login failed: ${login.status}`);
+    const { accessToken } = await login.json();
+    const rows = [];
+    const results = {};
+    for (const route of ROUTES) {
+      const headers = { ...route.headers, ...(route.token ? { Authorization: `Bearer ${accessToken}` } : {}) };
+      if (!smoke) await load(url + route.path, headers, 1);
+      const cpuBefore = await cpuMs(child.pid);
+      const result = await load(url + route.path, headers, duration);
+      // The server's own CPU time per answer: what the route costs, whatever else the shared cores run.
+      const cpuPerRequest = (((await cpuMs(child.pid)) - cpuBefore) * 1000) / result.requests.total;
+      const expected = result.statusCodeStats?.[route.status]?.count ?? 0;
+      if (expected !== result.requests.total || result.errors > 0) {
+        throw new Error(`${route.label}: ${JSON.stringify(result.statusCodeStats)}, ${result.errors} errors`);
+      }
+      results[route.name] = { ...result, cpuPerRequest };
+      rows.push(
+        `| ${route.label} | ${Math.round(result.requests.average)} | ${result.latency.p50} | ${result.latency.p99} | ` +
+          `${Math.round(cpuPerRequest)} |`,
+      );
+    }
+    const peak = await memory(child.pid, 'VmHWM');
+    const ratio = (a, b) => (results[a].requests.average / results[b].requests.average).toFixed(2);
+    const cpuRatio = (a, b) => (results[b].cpuPerRequest / results[a].cpuPerRequest).toFixed(2);
+    return [
+      `## ${engine.name}`,
+      '',
+      `Start-up (spawn to first answer, migrations and demo data included): ${Math.round(startupMs)} ms. ` +
+        `Resident memory after start-up: ${rssAtStart} MB; peak during the run: ${peak} MB.`,
+      '',
+      '| route | req/s | p50 ms | p99 ms | server CPU µs/req |',
+      '|---|---:|---:|---:|---:|',
+      ...rows,
+      '',
+      `- JWT-checked vs 401 without a token (same route): **${ratio('jwt-only', 'no-token')}x** in req/s, ` +
+        `**${cpuRatio('jwt-only', 'no-token')}x** in server CPU per answer (the inverse ratio of CPU µs/req)`,
+      `- GET /users/1 (JWT + database) vs 401 without a token: ${ratio('get-user', 'no-token')}x in req/s, ` +
+        `${cpuRatio('get-user', 'no-token')}x in server CPU per answer`,
+      '',
+    ].join('\n');
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', resolve)));
+  }
+}
+
+function load(url, headers, seconds) {
+  return autocannon({ url, headers, connections, duration: seconds });
+}
+
+/** PGlite alone (no server): time to a first query and resident memory, per option. */
+async function pgliteOptions() {
+  const dataDir = await mkdtemp(join(tmpdir(), 'pglite-bench-'));
+  const variants = [
+    ["in memory, PGlite's defaults (shared_buffers=128MB)", 'undefined', '{}'],
+    ['in memory, relaxedDurability: true', 'undefined', '{ relaxedDurability: true }'],
+    ['in memory, initialMemory: 128 MiB (the least it takes)', 'undefined', `{ initialMemory: ${128 * 2 ** 20} }`],
+    [
+      'in memory, shared_buffers=16MB (what the server runs with)',
+      'undefined',
+      "{ postgresqlconf: 'shared_buffers=16MB' }",
+    ],
+    ['data folder, first start (initdb)', JSON.stringify(dataDir), '{}'],
+    ['data folder, second start', JSON.stringify(dataDir), '{}'],
+  ];
+  const rows = [];
+  try {
+    for (const [label, dir, options] of variants) {
+      const script =
+        "import { PGlite } from '@electric-sql/pglite';" +
+        'const t = performance.now();' +
+        `const db = await PGlite.create(${dir}, ${options});` +
+        "await db.query('select 1');" +
+        'const ms = performance.now() - t;' +
+        "const rss = /VmRSS:\\s+(\\d+)/.exec((await import('node:fs')).readFileSync('/proc/self/status', 'utf8'))[1];" +
+        'console.log(JSON.stringify({ ms, rss: Number(rss) }));' +
+        'await db.close();';
+      const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' });
+      const line = run.stdout.trim().split('\n').pop() ?? '';
+      if (run.status !== 0 || !line.startsWith('{')) {
+        rows.push(`| ${label} | failed: ${(run.stderr.trim().split('\n').pop() ?? '').slice(0, 120)} | |`);
+        continue;
+      }
+      const { ms, rss } = JSON.parse(line);
+      rows.push(`| ${label} | ${Math.round(ms)} | ${Math.round(rss / 1024)} |`);
+    }
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+  return [
+    '## PGlite options',
+    '',
+    'PGlite alone in a fresh Node process: `PGlite.create(dataDir, options)` then `select 1`.',
+    '',
+    '| configuration | start-up ms | resident MB |',
+    '|---|---:|---:|',
+    ...rows,
+    '',
+  ].join('\n');
+}
+
+async function waitUntilUp(url, child) {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
+    try {
+      await fetch(`${url}/openapi.json`);
+      return;
+    } catch {
+      await delay(20);
+    }
+  }
+  throw new Error('the server did not answer within 120 s');
+}
+
+/** User and system CPU time of a process so far, in milliseconds (/proc/<pid>/stat, clock ticks of 10 ms). */
+async function cpuMs(pid) {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** A line of /proc/<pid>/status, in MB. */
+async function memory(pid, field) {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Math.round(Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024);
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function describeMachine() {
+  const model = cpus()[0]?.model.trim() ?? 'unknown CPU';
+  return (
+    `Machine: ${cpus().length} cores (${model}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ` +
+    `${process.platform}, load average ${loadavg()[0].toFixed(1)} at the start (the cores are shared)`
+  );
+}
