@@ -1,4 +1,4 @@
-import { MAX_EMAIL_LENGTH, MAX_NAME_LENGTH } from './contract/public-api.js';
+import { MAX_EMAIL_LENGTH, MAX_NAME_LENGTH, MAX_PAGE_SIZE } from './contract/public-api.js';
 
 /**
  * The JSON schemas of what the server answers, shared by the routes (`$ref: 'User#'`): Fastify
@@ -67,7 +67,7 @@ export const API_SCHEMAS = [
         required: ['currentPage', 'pageSize', 'totalPages', 'totalItems'],
         properties: {
           currentPage: { type: 'integer', minimum: 1 },
-          pageSize: { type: 'integer', minimum: 1, maximum: 100 },
+          pageSize: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE },
           totalPages: { type: 'integer', minimum: 0 },
           totalItems: { type: 'integer', minimum: 0 },
         },

@@ -81,7 +81,7 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
   capConnectionsPerAddress(app.server, {
     max: config.maxConnectionsPerAddress,
     exempt: config.trustProxy,
-    event: config.tls === null ? 'connection' : 'secureConnection',
+    tls: config.tls !== null,
   });
 
   registerErrorHandling(app);

@@ -11,20 +11,22 @@ import { HttpError } from './http-error.js';
  *
  * Behind a proxy every connection comes from the proxy, so its addresses are exempt (`exempt`:
  * the `TRUST_PROXY` setting; `true` exempts everybody) and the proxy must cap per client itself.
- * `max` 0 turns the cap off. `event` is `secureConnection` on HTTPS, so the answer goes out encrypted.
+ * `max` 0 turns the cap off. Connections are counted as TCP accepts them, before any TLS handshake,
+ * so half-done handshakes count too; on HTTPS (`tls`) the one too many is closed without an answer,
+ * since no answer can be sent before a handshake and spending one on it is what the cap avoids.
  *
  * @example
- * capConnectionsPerAddress(app.server, { max: 100, exempt: ['10.0.0.0/8'], event: 'connection' });
+ * capConnectionsPerAddress(app.server, { max: 100, exempt: ['10.0.0.0/8'], tls: false });
  */
 export function capConnectionsPerAddress(
   server: Server,
   options: {
     readonly max: number;
     readonly exempt: boolean | readonly string[];
-    readonly event: 'connection' | 'secureConnection';
+    readonly tls: boolean;
   },
 ): void {
-  const { max, exempt, event } = options;
+  const { max, exempt, tls } = options;
   if (max === 0 || exempt === true) return;
   const proxies = new BlockList();
   for (const entry of exempt === false ? [] : exempt) {
@@ -35,11 +37,15 @@ export function capConnectionsPerAddress(
   }
   const open = new Map<string, number>();
   // First in line, so an answered connection never reaches the HTTP parser with live bytes.
-  server.prependListener(event, (socket: Socket) => {
+  server.prependListener('connection', (socket: Socket) => {
     const address = socket.remoteAddress;
     if (address === undefined || proxies.check(address, isIPv6(address) ? 'ipv6' : 'ipv4')) return;
     const count = (open.get(address) ?? 0) + 1;
     if (count > max) {
+      if (tls) {
+        socket.destroy();
+        return;
+      }
       sendOnSocket(
         socket,
         new HttpError(429, 'TooManyRequests', `Too many open connections from one address (at most ${max}).`),

@@ -104,7 +104,10 @@ export function sendOnSocket(socket: Socket, error: HttpError): void {
     'Content-Length': String(Buffer.byteLength(body)),
     Connection: 'close',
   };
-  if (socket.writable) {
+  // As Node's own handler: never into the middle of an answer already being sent on this connection
+  // (a pipelined request that fails to parse while the one before it is answered).
+  const answering = (socket as Socket & { _httpMessage?: { _headerSent?: boolean } })._httpMessage?._headerSent;
+  if (socket.writable && !answering) {
     const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
     socket.write(`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\n${lines.join('')}\r\n${body}`);
   }

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
 import { request } from 'node:https';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -30,10 +32,12 @@ describe('HTTPS', () => {
   describe('with a certificate and key', () => {
     let server: TestServer;
     let ca: Buffer;
+    let certFile: string;
+    let keyFile: string;
     before(async () => {
       folder = mkdtempSync(join(tmpdir(), 'reference-server-tls-'));
-      const certFile = join(folder, 'cert.pem');
-      const keyFile = join(folder, 'key.pem');
+      certFile = join(folder, 'cert.pem');
+      keyFile = join(folder, 'key.pem');
       // A self-signed certificate for 127.0.0.1, valid for a day.
       execFileSync(
         'openssl',
@@ -70,8 +74,34 @@ describe('HTTPS', () => {
       assert.match(String(signedIn.headers['set-cookie']), /; Secure/);
     });
 
-    it('refuses a client that does not trust the certificate', async () => {
-      await assert.rejects(httpsRequest(`${server.url}/api/v1/users`, undefined), /self[- ]signed/);
+    it('counts connections per address before their TLS handshake, and closes the one too many at once', async () => {
+      const capped = await startTestServer({
+        database,
+        env: {
+          TLS_CERT_FILE: certFile,
+          TLS_KEY_FILE: keyFile,
+          MAX_CONNECTIONS_PER_ADDRESS: '1',
+          HEADERS_TIMEOUT_MS: '3000',
+        },
+      });
+      const { port } = new URL(capped.url);
+      try {
+        // One connection that never starts its handshake holds the only place...
+        const held = connect(Number(port), '127.0.0.1');
+        await once(held, 'connect');
+        // ...so the next is closed without a handshake spent on it, long before the handshake timeout.
+        const started = performance.now();
+        const refused = connect(Number(port), '127.0.0.1');
+        refused.on('error', () => undefined);
+        await once(refused, 'close');
+        assert.ok(performance.now() - started < 1000, 'the connection over the cap was held');
+        held.destroy();
+        await once(held, 'close');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        assert.equal((await httpsRequest(`${capped.url}/api/v1/users`, ca)).status, 401);
+      } finally {
+        await capped.close();
+      }
     });
   });
 

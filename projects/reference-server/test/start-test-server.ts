@@ -281,21 +281,32 @@ export function rawRequest(server: TestServer, bytes: string | Buffer): Promise<
   });
 }
 
+/** Longer than any timeout the suite configures, far shorter than the test runner's patience. */
+const RAW_CONNECTION_LIMIT_MS = 20_000;
+
 /**
  * Opens a TCP connection, writes `bytes` without ending the sending side, and resolves with
  * everything the server sent once it closes the connection (for slow and idle clients).
  */
 export function rawConnection(server: TestServer, bytes: string | Buffer = ''): Promise<string> {
   const { hostname, port } = new URL(server.url);
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname, () => {
       if (bytes.length > 0) socket.write(bytes);
     });
+    // A server that never closes fails the test instead of hanging it.
+    const limit = setTimeout(() => {
+      reject(new Error(`the server kept the connection open for ${RAW_CONNECTION_LIMIT_MS} ms`));
+      socket.destroy();
+    }, RAW_CONNECTION_LIMIT_MS);
     const chunks: Buffer[] = [];
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     // A reset after the answer is the server closing on a client that still had bytes to send.
     socket.on('error', () => undefined);
-    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    socket.on('close', () => {
+      clearTimeout(limit);
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    });
   });
 }
 
