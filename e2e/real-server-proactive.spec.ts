@@ -79,6 +79,37 @@ test('two tabs with cross-tab sync make one refresh per token between them, and 
   ).toHaveLength(1);
 });
 
+test('the timeline of a tab shows a token it took from another tab, on the refresh lane after its burst', async ({
+  context,
+}) => {
+  const first = await context.newPage();
+  // Proactive refresh off here, so the only new token this tab can get is the other tab's.
+  await signIn(first, '?proactive=off');
+  await first.getByTestId('fire-calls').click();
+  await expect(first.getByTestId('success-count')).toHaveText('10');
+  await expect(first.getByTestId('refresh-bar')).toHaveCount(0);
+
+  // A second tab restores the session with the cookie: its refresh's token reaches the first tab.
+  const second = await context.newPage();
+  const restored = second.waitForResponse(isRefresh);
+  await second.goto('/lab');
+  await restored;
+
+  const bar = first.getByTestId('refresh-bar');
+  await expect(bar).toHaveCount(1);
+  await expect(bar).toHaveAttribute('data-kind', 'token-from-tab');
+  await expect(bar).toHaveText('token from another tab');
+  await expect(bar).toHaveAttribute('aria-label', /token from another tab/);
+  // It came after the burst: right of the end of every call's last bar.
+  const barBox = await bar.boundingBox();
+  for (const row of await first.getByTestId('call-row').all()) {
+    const last = await row.locator('.bar').last().boundingBox();
+    expect(barBox!.x).toBeGreaterThanOrEqual(last!.x + last!.width - 1);
+  }
+  // And the first tab made no refresh call of its own.
+  await expect(first.getByTestId('last-refresh')).toHaveText('received a token from another tab');
+});
+
 test('a tab hidden across an expiry refreshes nothing on a timer, and refreshes at once when shown', async ({
   page,
 }) => {
