@@ -1,4 +1,4 @@
-/* global fetch */
+/* global fetch, TextEncoder, crypto */
 // `npm run bench:server`: load benchmark of the built server (dist/main.js), on loopback only and
 // bounded in time. For each engine (PGlite always; PostgreSQL when DATABASE_URL is set, whose
 // database it migrates and seeds, so give it a scratch one) it starts the server as `npm run server`
@@ -9,6 +9,7 @@
 //   --smoke          about 5 s in all: PGlite only, 1 s per route, no PGlite options table (for CI)
 //   --out=<file>     where to write (default bench/SERVER-RESULTS.md; --smoke: test-results/bench-server-smoke.md)
 //   --duration=<s>   seconds per route (default 5)
+//   --rounds=<n>     interleaved rounds of the token-check pair (default 12; --smoke: 1)
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -27,6 +28,8 @@ const smoke = args.includes('--smoke');
 const option = (name) => args.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
 const out = resolve(root, option('out') ?? (smoke ? 'test-results/bench-server-smoke.md' : 'bench/SERVER-RESULTS.md'));
 const duration = Number(option('duration') ?? (smoke ? 1 : 5));
+const rounds = Number(option('rounds') ?? (smoke ? 1 : 12));
+const roundSeconds = smoke ? 1 : 2;
 const connections = 10;
 const databaseUrl = process.env.DATABASE_URL || null;
 const vendorType = 'application/vnd.showcase.v1+json';
@@ -74,7 +77,7 @@ const ROUTES = [
 const engines = [{ name: 'PGlite (in memory)', env: {} }];
 if (databaseUrl && !smoke) engines.push({ name: 'PostgreSQL', env: { DATABASE_URL: databaseUrl } });
 
-const sections = [];
+const sections = [await tokenCheckCost()];
 for (const engine of engines) sections.push(await benchEngine(engine));
 if (!databaseUrl) sections.push('PostgreSQL: skipped (DATABASE_URL is not set).\n');
 else if (smoke) sections.push('PostgreSQL: skipped in --smoke.\n');
@@ -143,6 +146,7 @@ async function benchEngine(engine) {
           `${Math.round(cpuPerRequest)} |`,
       );
     }
+    const settled = await settleTokenCheck(url, accessToken, child.pid);
     const peak = await memory(child.pid, 'VmHWM');
     const ratio = (a, b) => (results[a].requests.average / results[b].requests.average).toFixed(2);
     const cpuRatio = (a, b) => (results[b].cpuPerRequest / results[a].cpuPerRequest).toFixed(2);
@@ -161,6 +165,8 @@ async function benchEngine(engine) {
       `- GET /users/1 (JWT + database) vs 401 without a token: ${ratio('get-user', 'no-token')}x in req/s, ` +
         `${cpuRatio('get-user', 'no-token')}x in server CPU per answer`,
       '',
+      ...settled,
+      '',
     ].join('\n');
   } finally {
     child.kill('SIGTERM');
@@ -168,8 +174,93 @@ async function benchEngine(engine) {
   }
 }
 
+/**
+ * The ratio of the token-checked route to the 401 route, settled: one run of each says little on
+ * shared cores, where a run swings by tens of percent. Here the two routes take turns for `rounds`
+ * rounds of `roundSeconds` each, in the order AB BA AB ... so that neither always runs first, and
+ * every round gives one paired ratio; the median of those is the result, with its range.
+ */
+async function settleTokenCheck(url, accessToken, pid) {
+  const [noToken, checked] = ['no-token', 'jwt-only'].map((name) => ROUTES.find((route) => route.name === name));
+  const headersOf = (route) => (route.token ? { Authorization: `Bearer ${accessToken}` } : {});
+  const throughput = [];
+  const cpu = [];
+  for (let round = 0; round < rounds; round++) {
+    const measured = new Map();
+    for (const route of round % 2 === 0 ? [noToken, checked] : [checked, noToken]) {
+      const cpuBefore = await cpuMs(pid);
+      const result = await load(url + route.path, headersOf(route), roundSeconds);
+      if ((result.statusCodeStats?.[route.status]?.count ?? 0) !== result.requests.total || result.errors > 0) {
+        throw new Error(`${route.label}: ${JSON.stringify(result.statusCodeStats)}, ${result.errors} errors`);
+      }
+      measured.set(route, {
+        perSecond: result.requests.total / roundSeconds,
+        cpuPerRequest: ((await cpuMs(pid)) - cpuBefore) / result.requests.total,
+      });
+    }
+    throughput.push(measured.get(checked).perSecond / measured.get(noToken).perSecond);
+    cpu.push(measured.get(noToken).cpuPerRequest / measured.get(checked).cpuPerRequest);
+  }
+  const describe = (values) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const middle = sorted.length / 2;
+    const median = sorted.length % 2 ? sorted[Math.floor(middle)] : (sorted[middle - 1] + sorted[middle]) / 2;
+    return (
+      `**${median.toFixed(2)}x** (median of ${values.length}; from ${sorted[0].toFixed(2)} to ` +
+      `${sorted.at(-1).toFixed(2)}: ${values.map((value) => value.toFixed(2)).join(', ')})`
+    );
+  };
+  return [
+    `Token check settled: the two routes above took turns for ${rounds} rounds of ${roundSeconds} s each ` +
+      '(AB, BA, AB, ...), each round giving one paired ratio of the JWT-checked route to the 401 route:',
+    '',
+    `- in req/s: ${describe(throughput)}`,
+    `- in server CPU per answer (the inverse ratio of CPU time per answer): ${describe(cpu)}`,
+  ];
+}
+
 function load(url, headers, seconds) {
   return autocannon({ url, headers, connections, duration: seconds });
+}
+
+/**
+ * What checking a token costs by itself, in this process, without HTTP: `verify` of the built server
+ * on a token it has seen (the verdict cache's path, what every call after a client's first takes)
+ * and on tokens it has not (HMAC-SHA256 and claim parsing). Steadier than any HTTP run, and the
+ * reason for the ratio the runs below measure.
+ */
+async function tokenCheckCost() {
+  const { createAccessTokens } = await import(new URL('../dist/access-tokens.js', import.meta.url).href);
+  const tokens = createAccessTokens({
+    secret: new TextEncoder().encode('benchmark-secret-of-the-reference-server-0123456789'),
+    ttlSeconds: 900,
+    now: Date.now,
+    expiredGraceSeconds: 0,
+  });
+  const count = smoke ? 2_000 : 20_000;
+  const fresh = Array.from({ length: count }, () =>
+    tokens.issue({ username: 'ada', role: 'admin', familyId: crypto.randomUUID() }),
+  );
+  const microseconds = (list) => {
+    const started = performance.now();
+    for (const token of list) if (!tokens.verify(token).ok) throw new Error('a benchmark token was refused');
+    return ((performance.now() - started) * 1000) / list.length;
+  };
+  // First checks: each token new to the cache (whose 1,000 places they also churn).
+  const first = microseconds(fresh);
+  // Then one token over and over, as a client sends it until it is replaced.
+  const same = Array(count).fill(fresh[0]);
+  microseconds(same);
+  const cached = Math.min(microseconds(same), microseconds(same), microseconds(same));
+  return [
+    '## Checking a token, without HTTP',
+    '',
+    `\`verify\` of \`dist/access-tokens.js\`, in this process, ${count} times each: ` +
+      `**${cached.toFixed(1)} µs** for a token already seen (the verdict cache, what every call after a ` +
+      `client's first takes), **${first.toFixed(1)} µs** for a token not seen before (signature and claims). ` +
+      'Compare with the server CPU per answer of the 401 route below.',
+    '',
+  ].join('\n');
 }
 
 /** PGlite alone (no server): time to a first query and resident memory, per option. */

@@ -147,7 +147,7 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
         expiresAt: new Date(nowMs + config.refreshTokenTtlSeconds * 1000),
       });
       const refreshToken = refreshTokens.derive({ familyId, generation: 0 });
-      const accessToken = await accessTokens.issue({ username: account.username, role: account.role, familyId });
+      const accessToken = accessTokens.issue({ username: account.username, role: account.role, familyId });
       setRefreshCookie(reply, refreshToken, { ...cookie, maxAgeSeconds: config.refreshTokenTtlSeconds });
       return config.refreshTokenInBody ? { accessToken, refreshToken } : { accessToken };
     },
@@ -193,7 +193,7 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
         );
       }
       const { username, role, familyId, generation, expiresAt } = result;
-      const accessToken = await accessTokens.issue({ username, role, familyId });
+      const accessToken = accessTokens.issue({ username, role, familyId });
       // A reissue answers the very value of the live token, so the browser's cookie jar ends up with the
       // live token whichever of several answers arrives last.
       const next = refreshTokens.derive({ familyId, generation });
@@ -216,7 +216,7 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
       const bearer = readBearerToken(request.headers.authorization);
       if (bearer) {
         // An expired access token still names the session it belonged to; only a genuine one counts.
-        const check = await accessTokens.verify(bearer, { allowExpired: true });
+        const check = accessTokens.verify(bearer, { allowExpired: true });
         if (check.ok) families.add(check.claims.sid);
       }
       for (const token of [readBodyToken(request), request.cookies[REFRESH_COOKIE]]) {

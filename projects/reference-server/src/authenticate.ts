@@ -11,9 +11,9 @@ import { HttpError } from './http-error.js';
  * with another algorithm or key (`InvalidToken`) or expired (`TokenExpired`).
  *
  * @example
- * const claims = await authenticate(request, accessTokens);
+ * const claims = authenticate(request, accessTokens);
  */
-export async function authenticate(request: FastifyRequest, accessTokens: AccessTokens): Promise<AccessTokenClaims> {
+export function authenticate(request: FastifyRequest, accessTokens: AccessTokens): AccessTokenClaims {
   const token = readBearerToken(request.headers.authorization);
   if (token === null) {
     throw new HttpError(
@@ -26,7 +26,7 @@ export async function authenticate(request: FastifyRequest, accessTokens: Access
     );
   }
   if (token === '') throw invalidToken('InvalidToken', 'The Authorization header must be "Bearer <access token>".');
-  const check = await accessTokens.verify(token);
+  const check = accessTokens.verify(token);
   if (check.ok) return check.claims;
   throw check.problem === 'expired'
     ? invalidToken('TokenExpired', 'The access token has expired.')

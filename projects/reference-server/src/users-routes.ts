@@ -70,19 +70,26 @@ export async function registerUsersRoutes(app: FastifyInstance, options: UsersRo
   ] as const;
 
   for (const { collectionPath, mediaType, negotiate } of mounts) {
+    // Callback-style hooks, synchronous: they run on every call, and Fastify turns a throw in one into
+    // the error answer as it does a rejection, without a promise per hook.
     const read: onRequestHookHandler[] = [];
     if (negotiate) {
-      read.push(async (request) => {
+      read.push((request, _reply, done) => {
         const refusal = negotiateVersion(request.headers.accept, apiVendor);
         if (refusal) throw refusal;
+        done();
       });
     }
-    read.push(async (request) => {
-      await authenticate(request, accessTokens);
+    read.push((request, _reply, done) => {
+      authenticate(request, accessTokens);
+      done();
     });
     const write: onRequestHookHandler[] = [
       ...read.slice(0, -1),
-      async (request) => requireAdmin(await authenticate(request, accessTokens)),
+      (request, _reply, done) => {
+        requireAdmin(authenticate(request, accessTokens));
+        done();
+      },
     ];
     const item = `${collectionPath}/:id`;
     const send = (reply: FastifyReply, status: number, body: unknown) => reply.code(status).type(mediaType).send(body);

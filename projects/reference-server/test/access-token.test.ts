@@ -31,6 +31,8 @@ describe('access tokens on the API', () => {
     const clocked = await startTestServer({ database: server.database });
     try {
       const { accessToken } = await login(clocked);
+      // Accepted once first, so the verifier holds its verdict in its cache: expiry must still count.
+      assert.equal((await api(clocked, 'GET', '/api/v1/users/1', accessToken)).status, 200);
       clocked.advanceClock(900 * 1000);
 
       const response = await api(clocked, 'GET', '/api/v1/users/1', accessToken);
