@@ -38,12 +38,26 @@ export interface AccessTokens {
   ): { ok: true; claims: AccessTokenClaims } | { ok: false; problem: AccessTokenProblem };
 }
 
+/** A token whose signature and claims passed, as {@link createAccessTokens} remembers it. */
+interface VerifiedToken {
+  readonly claims: AccessTokenClaims;
+  /** Not before, in seconds since the epoch, when the token has one (ours never do). */
+  readonly nbf: number | undefined;
+}
+
 /** The one algorithm issued and accepted: pinning it rejects `alg: none` and key-confusion tricks. */
 const ALGORITHM = 'HS256';
 const ISSUER = 'ngx-token-refresh-reference-server';
 const AUDIENCE = 'ngx-token-refresh-api';
 /** A token of ours is a few hundred characters; anything far longer is refused before parsing. */
 const MAX_TOKEN_LENGTH = 4096;
+/**
+ * How many verified tokens {@link createAccessTokens} remembers. A client sends the same token with
+ * every call until it is replaced, so its signature is checked once and later calls find its claims
+ * by the token itself (exact string equality: no hash, so no collision to forge). At most
+ * 1,000 × {@link MAX_TOKEN_LENGTH} characters of keys.
+ */
+const VERIFIED_TOKENS_KEPT = 1000;
 /**
  * How far in the future `iat` may be, in seconds: the clock skew tolerated between instances that
  * share the key. A token issued later than that is not one of ours (or its issuer's clock is wrong)
@@ -60,6 +74,10 @@ export const ISSUED_AT_LEEWAY_SECONDS = 30;
  * Signing and verification are fast-jwt's synchronous HMAC on a key prepared once (jose verifies
  * through WebCrypto, a promise and a thread-pool hop per token, which halved the throughput of an
  * authenticated route). Times are checked here against `now`, since fast-jwt reads its own clock.
+ * The claims of the last {@link VERIFIED_TOKENS_KEPT} well-signed tokens are remembered by the token
+ * itself, so a client's later calls skip the signature check; the times are still checked on every
+ * call. (fast-jwt's own cache keys by a SHA-256 of the token, which cost more than the HMAC it
+ * saved; a custom key makes fast-jwt warn at start-up.)
  *
  * @example
  * const tokens = createAccessTokens({ secret, ttlSeconds: 900, now: Date.now });
@@ -85,16 +103,8 @@ export function createAccessTokens(options: {
     // Checked below against the injectable clock.
     ignoreExpiration: true,
     ignoreNotBefore: true,
-    // A client sends the same token with every call until it is replaced: its signature is checked
-    // once, then the verdict comes from a bounded LRU cache keyed by the token (the claims' times are
-    // still checked on every call, below). Bounded in count (1,000) and time (10 min).
-    cache: 1000,
-    cacheTTL: 600_000,
-    // The cache key stays fast-jwt's SHA-256 of the token: about 2 µs of the 2.5 µs a cached check
-    // costs, and 2 % of an answer (bench/SERVER-RESULTS.md). Keying by the token itself would save
-    // that, but fast-jwt warns at start-up against any custom key (a collision would be an identity
-    // bypass), and an operator should not have to judge that warning.
   });
+  const verified = new Map<string, VerifiedToken>();
   return {
     issue({ username, role, familyId }) {
       const iat = Math.floor(now() / 1000);
@@ -111,31 +121,46 @@ export function createAccessTokens(options: {
     },
 
     verify(token, { allowExpired = false } = {}) {
-      if (token.length > MAX_TOKEN_LENGTH) return { ok: false, problem: 'invalid' };
-      let payload: Record<string, unknown>;
-      try {
-        payload = decode(token) as Record<string, unknown>;
-      } catch {
-        return { ok: false, problem: 'invalid' };
-      }
-      const { sub, role, sid, jti, iat, exp, nbf } = payload;
-      const valid =
-        typeof sub === 'string' &&
-        (role === 'admin' || role === 'viewer') &&
-        typeof sid === 'string' &&
-        typeof jti === 'string' &&
-        Number.isFinite(iat) &&
-        Number.isFinite(exp) &&
-        (nbf === undefined || Number.isFinite(nbf));
-      if (!valid) return { ok: false, problem: 'invalid' };
+      const known = verified.get(token) ?? checkSignatureAndClaims(token);
+      if (known === null) return { ok: false, problem: 'invalid' };
+      const { claims, nbf } = known;
+      const { iat, exp } = claims;
       const seconds = now() / 1000;
-      if ((iat as number) > seconds + ISSUED_AT_LEEWAY_SECONDS) return { ok: false, problem: 'invalid' };
-      if (nbf !== undefined && (nbf as number) > seconds) return { ok: false, problem: 'invalid' };
+      // The times are checked on every call, against the injectable clock, cached or not.
+      if (iat > seconds + ISSUED_AT_LEEWAY_SECONDS) return { ok: false, problem: 'invalid' };
+      if (nbf !== undefined && nbf > seconds) return { ok: false, problem: 'invalid' };
       // Expired from the second `exp` on (RFC 7519 §4.1.4); logout accepts it for a while longer.
-      if (seconds >= (exp as number) + (allowExpired ? expiredGraceSeconds : 0)) {
-        return { ok: false, problem: 'expired' };
-      }
-      return { ok: true, claims: { sub, role, sid, jti, iat: iat as number, exp: exp as number } };
+      if (seconds >= exp + (allowExpired ? expiredGraceSeconds : 0)) return { ok: false, problem: 'expired' };
+      return { ok: true, claims };
     },
   };
+
+  /** The claims of a well-signed token of the right shape, remembered; else `null` (not remembered). */
+  function checkSignatureAndClaims(token: string): VerifiedToken | null {
+    if (token.length > MAX_TOKEN_LENGTH) return null;
+    let payload: Record<string, unknown>;
+    try {
+      payload = decode(token) as Record<string, unknown>;
+    } catch {
+      return null;
+    }
+    const { sub, role, sid, jti, iat, exp, nbf } = payload;
+    const valid =
+      typeof sub === 'string' &&
+      (role === 'admin' || role === 'viewer') &&
+      typeof sid === 'string' &&
+      typeof jti === 'string' &&
+      typeof iat === 'number' &&
+      Number.isFinite(iat) &&
+      typeof exp === 'number' &&
+      Number.isFinite(exp) &&
+      (nbf === undefined || (typeof nbf === 'number' && Number.isFinite(nbf)));
+    if (!valid) return null;
+    const known: VerifiedToken = { claims: { sub, role, sid, jti, iat, exp }, nbf };
+    // Oldest first out (a Map keeps insertion order): a token still in use comes back with one more
+    // signature check.
+    if (verified.size >= VERIFIED_TOKENS_KEPT) verified.delete(verified.keys().next().value as string);
+    verified.set(token, known);
+    return known;
+  }
 }

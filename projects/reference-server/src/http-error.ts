@@ -30,7 +30,13 @@ export class HttpError extends Error {
     message: string,
     options: { readonly details?: readonly ErrorDetail[]; readonly headers?: Readonly<Record<string, string>> } = {},
   ) {
+    // No stack trace: this error is the answer, never a fault to trace (an unexpected error is logged
+    // with its own stack before it becomes one). Capturing it cost more than checking the token did:
+    // 10-15 µs per error answer, the deeper the call stack the more (bench/SERVER-FINDINGS.md).
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
     this.name = 'HttpError';
     this.details = options.details ?? [];
     this.headers = options.headers ?? {};
