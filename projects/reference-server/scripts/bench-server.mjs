@@ -9,7 +9,7 @@
 //   --smoke          about 5 s in all: PGlite only, 1 s per route, no PGlite options table (for CI)
 //   --out=<file>     where to write (default bench/SERVER-RESULTS.md; --smoke: test-results/bench-server-smoke.md)
 //   --duration=<s>   seconds per route (default 5)
-//   --rounds=<n>     interleaved rounds of the token-check pair (default 12; --smoke: 1)
+//   --rounds=<n>     interleaved 1-s rounds of the token-check pair (default 30; --smoke: 1)
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -28,8 +28,8 @@ const smoke = args.includes('--smoke');
 const option = (name) => args.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
 const out = resolve(root, option('out') ?? (smoke ? 'test-results/bench-server-smoke.md' : 'bench/SERVER-RESULTS.md'));
 const duration = Number(option('duration') ?? (smoke ? 1 : 5));
-const rounds = Number(option('rounds') ?? (smoke ? 1 : 12));
-const roundSeconds = smoke ? 1 : 2;
+const rounds = Number(option('rounds') ?? (smoke ? 1 : 30));
+const roundSeconds = 1;
 const connections = 10;
 const databaseUrl = process.env.DATABASE_URL || null;
 const vendorType = 'application/vnd.showcase.v1+json';
