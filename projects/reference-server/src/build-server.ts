@@ -61,7 +61,7 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     // Bodies are validated exactly as sent: no type coercion ("1" is no integer), nothing removed
     // silently (an unknown field is an error), every problem reported at once (up to
-    // MAX_ERROR_DETAILS of them in the answer).
+    // MAX_ERROR_DETAILS of them in the answer: the contract's).
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: true } },
     frameworkErrors: handleFrameworkError,
     clientErrorHandler: handleClientError,

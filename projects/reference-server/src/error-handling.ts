@@ -4,16 +4,12 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 import { DatabaseUnavailableError } from './database-unavailable-error.js';
-import { type ErrorDetail, HttpError, describeDetails } from './http-error.js';
+import { MAX_ERROR_DETAILS, invalidRequest } from './contract/public-api.js';
+import { type ErrorDetail, HttpError } from './http-error.js';
 import { SECURITY_HEADERS } from './security-headers.js';
 
 /** Methods a route can be asked for; OPTIONS is CORS's and answered apart. */
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
-/**
- * The most validation details one answer lists. A legitimate form has a handful of fields; a body
- * of 1,900 unknown keys must not turn into 1,900 details (an answer ten times the request).
- */
-export const MAX_ERROR_DETAILS = 10;
 /** Seconds a client should wait before trying again after a 503. */
 const RETRY_AFTER_SECONDS = 2;
 /** `/api/v<anything>/users...` with another version than 1. */
@@ -129,12 +125,13 @@ function toHttpError(error: unknown): HttpError {
   }
   const fastifyError = (typeof error === 'object' && error !== null ? error : {}) as Partial<FastifyError>;
   if (Array.isArray(fastifyError.validation)) {
-    const details = fastifyError.validation.slice(0, MAX_ERROR_DETAILS).map(toDetail);
-    const more = fastifyError.validation.length - details.length;
-    const rest = more > 0 ? `; and ${more} more problem${more === 1 ? '' : 's'}` : '';
-    return new HttpError(400, 'InvalidRequest', `The request is not valid: ${describeDetails(details)}${rest}.`, {
-      details,
-    });
+    // Only the details sent are translated: a flood of unknown keys costs no more than ten.
+    const { validation } = fastifyError;
+    const { message, details } = invalidRequest(
+      validation.slice(0, MAX_ERROR_DETAILS).map(toDetail),
+      validation.length,
+    );
+    return new HttpError(400, 'InvalidRequest', message, { details });
   }
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':

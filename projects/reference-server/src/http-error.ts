@@ -48,8 +48,3 @@ export class HttpError extends Error {
     return { error: details.length > 0 ? { code, message, details } : { code, message } };
   }
 }
-
-/** `"name is required; email must be a string"`: the details as one sentence for `message`. */
-export function describeDetails(details: readonly ErrorDetail[]): string {
-  return details.map(({ target, message }) => (target ? `${target} ${message}` : message)).join('; ');
-}

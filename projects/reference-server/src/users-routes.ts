@@ -12,12 +12,13 @@ import { authenticate, requireAdmin } from './authenticate.js';
 import {
   DEFAULT_PAGE_SIZE,
   MAX_PAGE_SIZE,
+  describeDetails,
   locatePage,
   parseWholeNumber,
   readPaging,
   validateUserFields,
 } from './contract/public-api.js';
-import { HttpError, describeDetails } from './http-error.js';
+import { HttpError } from './http-error.js';
 import { negotiateVersion } from './negotiate-version.js';
 import type { OpenApiRouteConfig } from './register-openapi.js';
 import { EmailTakenError, type Repository, type User, type UserFields } from './repository.js';

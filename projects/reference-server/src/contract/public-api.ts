@@ -4,12 +4,17 @@
  * Node or browser API, and each file imports nothing but its siblings.
  */
 export { BEARER_CHALLENGES } from './bearer-challenges.js';
+export { checkUserBodyShape } from './check-user-body-shape.js';
 export { DEMO_ACCOUNTS } from './demo-accounts.js';
 export type { DemoAccount } from './demo-accounts.js';
 export { DEMO_USERS } from './demo-users.js';
+export { describeDetails } from './describe-details.js';
 export { emailKey } from './email-key.js';
 export type { ErrorDetail } from './error-detail.js';
 export { findInvisibleCharacter } from './find-invisible-character.js';
+export { MAX_ERROR_DETAILS, invalidRequest } from './invalid-request.js';
+export { negotiateVersion } from './negotiate-version.js';
+export type { VersionNegotiation } from './negotiate-version.js';
 export { parseWholeNumber } from './parse-whole-number.js';
 export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, locatePage, readPaging } from './read-paging.js';
 export type { PageRequest, Pagination, PagingCheck } from './read-paging.js';

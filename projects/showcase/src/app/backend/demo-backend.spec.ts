@@ -482,7 +482,29 @@ describe('DemoBackend', () => {
       const text = await send('POST', USERS, { token, body: '{not json' });
 
       expectError(array, 400, 'InvalidRequest', [{ target: '', message: 'The body must be a JSON object.' }]);
-      expectError(text, 400, 'InvalidRequest', [{ target: '', message: 'The body is not valid JSON.' }]);
+      expectError(text, 400, 'InvalidRequest', [{ target: '', message: 'is not valid JSON' }]);
+    });
+
+    it('answers 400 InvalidRequest to an unknown field, as the reference server words it', async () => {
+      const { send, token } = await setupSignedIn();
+      const response = await send('POST', USERS, { token, body: { name: 'Ok', email: 'ok@example.com', extra: 1 } });
+
+      expectError(response, 400, 'InvalidRequest', [{ target: 'extra', message: 'is not a known field' }]);
+      expect(((response as HttpErrorResponse).error as { error: { message: string } }).error.message).toBe(
+        'The request is not valid: extra is not a known field.',
+      );
+      expect(bodyOf(await send('GET', USERS, { token }))).toHaveLength(42);
+    });
+
+    it('lists at most 10 problems of a body, and says how many more there were', async () => {
+      const { send, token } = await setupSignedIn();
+      const body = Object.fromEntries(Array.from({ length: 14 }, (_, i) => [`k${i}`, i]));
+      const response = await send('POST', USERS, { token, body });
+
+      const error = ((response as HttpErrorResponse).error as { error: { message: string; details: unknown[] } }).error;
+      expect(error.details).toHaveLength(10);
+      expect(error.details[0]).toEqual({ target: 'name', message: 'is required' });
+      expect(error.message).toMatch(/; and 6 more problems\.$/);
     });
 
     it('answers 409 Conflict (target email) to an address already taken, whatever its case', async () => {
@@ -602,6 +624,15 @@ describe('DemoBackend', () => {
 
       expectError(response, 404, 'NotFound');
       expectError(await send('GET', `${USERS}/99`, { token }), 404, 'NotFound');
+    });
+
+    it('checks the body before the id exists, as the reference server does: 400 before 404', async () => {
+      const { send, token } = await setupSignedIn();
+      const put = await send('PUT', `${USERS}/99`, { token, body: { name: 'Nobody' } });
+      const patch = await send('PATCH', `${USERS}/99`, { token, body: { name: '' }, headers: MERGE_PATCH });
+
+      expectError(put, 400, 'InvalidRequest', [{ target: 'email', message: 'is required' }]);
+      expectError(patch, 400, 'InvalidRequest', [{ target: 'name', message: 'must not be empty' }]);
     });
 
     it('answers 400 InvalidRequest (target id) when the body’s id is not the path’s', async () => {
@@ -763,6 +794,10 @@ describe('DemoBackend', () => {
       ['an unknown version', 'application/vnd.showcase.v2+json'],
       ['plain JSON', 'application/json'],
       ['anything', '*/*'],
+      [
+        'version 1 refused with q=0 (RFC 9110 §12.4.2), as the reference server reads it',
+        `${V1};q=0, application/json`,
+      ],
     ])('answers 406 NotAcceptable with the error body on /api/users to %s', async (_case, accept) => {
       const { send, token } = await setupSignedIn();
       const response = await send('GET', '/api/users', { token, headers: { Accept: accept } });

@@ -3,8 +3,11 @@ import type { ResponseOptions } from 'angular-in-memory-web-api';
 
 import {
   BEARER_CHALLENGES,
-  type ErrorDetail,
+  checkUserBodyShape,
+  describeDetails,
+  invalidRequest,
   locatePage,
+  negotiateVersion,
   parseWholeNumber,
   readPaging,
   validateUserFields,
@@ -31,14 +34,15 @@ export interface UsersRoute {
   readonly query: URLSearchParams;
 }
 
-/** `application/vnd.showcase.v<major>+json`, compared without parameters or case. */
-const VENDOR_MEDIA_TYPE = /^application\/vnd\.showcase\.v(\d+)\+json$/;
+/** The vendor of the `Accept` media type, as the reference server's `API_VENDOR` defaults to. */
+const API_VENDOR = 'showcase';
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
  * Answers the users API (version 1) on an already routed request, checking in the order a real
  * server would: method (405), version by `Accept` (406), access token (401), role for writes (403),
- * id (400), then the operation itself (404, 400 with a detail per field, 409 for a taken e-mail).
+ * id (400), media type of a patch (415), the body of a write (400: JSON, then its shape, then its
+ * fields), then the operation itself (404, 409 for a taken e-mail).
  *
  * | op | method | success |
  * |---|---|---|
@@ -69,8 +73,8 @@ export function handleUsersRequest(
     });
   }
   if (route.versioning === 'accept') {
-    const refusal = negotiateVersion(request);
-    if (refusal) return refusal;
+    const negotiated = negotiateVersion(request.headers.getAll('Accept') ?? [], API_VENDOR);
+    if (!negotiated.ok) return errorResponse(406, 'NotAcceptable', negotiated.message);
   }
   const authentication = authenticateRequest(request, state, nowMs);
   if (!authentication.ok) return authentication.response;
@@ -93,7 +97,7 @@ export function handleUsersRequest(
   }
   const id = parseWholeNumber(route.id);
   if (id === null) {
-    return errorResponse(400, 'InvalidRequest', `The user id must be a whole number from 1, got "${route.id}".`, {
+    return errorResponse(400, 'InvalidRequest', 'The user id must be a whole number from 1.', {
       details: [{ target: 'id', message: 'must be a whole number from 1' }],
     });
   }
@@ -104,20 +108,25 @@ export function handleUsersRequest(
       'A PATCH must be a JSON Merge Patch (Content-Type: application/merge-patch+json).',
     );
   }
-  const existing = store.find(id);
-  if (!existing) return errorResponse(404, 'NotFound', `There is no user with id ${id}.`);
+  const notFound = () => errorResponse(404, 'NotFound', `There is no user with id ${id}.`);
 
   switch (method) {
-    case 'GET':
-      return ok(200, existing);
+    case 'GET': {
+      const existing = store.find(id);
+      return existing ? ok(200, existing) : notFound();
+    }
     case 'DELETE':
+      if (!store.find(id)) return notFound();
       store.remove(id);
       return noContentResponse();
     case 'PUT':
     case 'PATCH':
     default: {
+      // The body first, as the server checks it before looking the user up.
       const written = write(request, method === 'PUT' ? 'replace' : 'patch', store, id);
       if (!written.ok) return written.response;
+      const existing = store.find(id);
+      if (!existing) return notFound();
       const user = store.update(id, { ...existing, ...written.fields });
       // PUT answers 204 as the contract says; the merge patch shows what the patch made of the user.
       return method === 'PUT' || !user ? noContentResponse() : ok(200, user);
@@ -130,7 +139,7 @@ type Answer = (status: number, body: object, headers?: Record<string, string>) =
 function list(query: URLSearchParams, store: DemoUserStore, ok: Answer): ResponseOptions {
   const paging = readPaging((name) => query.getAll(name));
   if (!paging.ok) {
-    return errorResponse(400, 'InvalidRequest', `Invalid paging: ${describe(paging.details)}.`, {
+    return errorResponse(400, 'InvalidRequest', `Invalid paging: ${describeDetails(paging.details)}.`, {
       details: paging.details,
     });
   }
@@ -156,12 +165,17 @@ function write(
   const body = readJsonBody(request);
   if (!body) {
     return refuse(400, 'InvalidRequest', 'The body is not valid JSON.', {
-      details: [{ target: '', message: 'The body is not valid JSON.' }],
+      details: [{ target: '', message: 'is not valid JSON' }],
     });
+  }
+  const shape = checkUserBodyShape(body.value, mode);
+  if (shape.length > 0) {
+    const { message, details } = invalidRequest(shape);
+    return refuse(400, 'InvalidRequest', message, { details });
   }
   const check = validateUserFields(body.value, mode, id);
   if (!check.ok) {
-    return refuse(400, 'InvalidRequest', `The user is not valid: ${describe(check.details)}.`, {
+    return refuse(400, 'InvalidRequest', `The user is not valid: ${describeDetails(check.details)}.`, {
       details: check.details,
     });
   }
@@ -175,20 +189,6 @@ function write(
   return { ok: true, fields: check.fields as DemoUserFields };
 }
 
-/** A 406 unless `Accept` names version 1 of the API; every other answer is a refusal that says why. */
-function negotiateVersion(request: HttpRequest<unknown>): ResponseOptions | null {
-  const accepted = (request.headers.getAll('Accept') ?? [])
-    .flatMap((value) => value.split(','))
-    .map((range) => range.split(';')[0]?.trim().toLowerCase() ?? '');
-  if (accepted.includes(USERS_V1_MEDIA_TYPE)) return null;
-  const versions = accepted.flatMap((range) => VENDOR_MEDIA_TYPE.exec(range)?.[1] ?? []);
-  const message =
-    versions.length > 0
-      ? `Version ${versions.join(', ')} of the users API does not exist; ask for ${USERS_V1_MEDIA_TYPE}.`
-      : `Say which version of the users API you want: Accept: ${USERS_V1_MEDIA_TYPE} (or call /api/v1/users).`;
-  return errorResponse(406, 'NotAcceptable', message);
-}
-
 function isMergePatch(request: HttpRequest<unknown>): boolean {
   const contentType = request.headers.get('Content-Type') ?? '';
   return contentType.split(';')[0]?.trim().toLowerCase() === 'application/merge-patch+json';
@@ -196,8 +196,4 @@ function isMergePatch(request: HttpRequest<unknown>): boolean {
 
 function refuse(...args: Parameters<typeof errorResponse>) {
   return { ok: false, response: errorResponse(...args) } as const;
-}
-
-function describe(details: readonly ErrorDetail[]): string {
-  return details.map(({ target, message }) => (target ? `${target} ${message}` : message)).join('; ');
 }
