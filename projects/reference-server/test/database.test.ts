@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 
+import { emailKey } from '../src/contract/public-api.js';
 import { migrate } from '../src/migrate.js';
 import { createPgliteEngine } from '../src/pglite-engine.js';
 import { seedDemoData } from '../src/seed-demo-data.js';
@@ -20,6 +21,7 @@ describe('database', () => {
         '001_initial.sql',
         '002_refresh_generation.sql',
         '003_email_key.sql',
+        '003_email_key_rekey',
       ]);
       assert.deepEqual(await migrate(engine), []);
       const applied = await engine.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name');
@@ -27,6 +29,7 @@ describe('database', () => {
         { name: '001_initial.sql' },
         { name: '002_refresh_generation.sql' },
         { name: '003_email_key.sql' },
+        { name: '003_email_key_rekey' },
       ]);
     } finally {
       await close();
@@ -127,7 +130,11 @@ describe('database', () => {
            VALUES ('${'0'.repeat(64)}', 'old-family', now());`,
       );
 
-      assert.deepEqual(await migrate(engine), ['002_refresh_generation.sql', '003_email_key.sql']);
+      assert.deepEqual(await migrate(engine), [
+        '002_refresh_generation.sql',
+        '003_email_key.sql',
+        '003_email_key_rekey',
+      ]);
 
       const families = await engine.query('SELECT id, generation, rotated_at FROM refresh_token_families');
       assert.deepEqual(families, [{ id: 'old-family', generation: 0, rotated_at: null }]);
@@ -151,25 +158,67 @@ describe('database', () => {
         `CREATE TABLE schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());
          INSERT INTO schema_migrations (name) VALUES ('001_initial.sql'), ('002_refresh_generation.sql');`,
       );
-      for (const email of ['jos\u00e9@example.com', 'jose\u0301@example.com', 'Ada@Example.com']) {
-        await engine.query('INSERT INTO users (name, email) VALUES ($1, $2)', ['X', email]);
-      }
+      // Pairs the old index (lower(email)) let in as two addresses, and one address SQL may key wrongly.
+      const emails = [
+        'jos\u00e9@example.com',
+        'jose\u0301@example.com',
+        'Ada@Example.com',
+        '\u00c9MILE@example.com',
+        'STRASSE@example.com',
+        'stra\u00dfe@example.com',
+        '\u03a3\u038a\u03a3\u03a5\u03a6\u039f\u03a3@example.com',
+        '\u03c3\u03af\u03c3\u03c5\u03c6\u03bf\u03c2@example.com',
+        '\uff53\uff49\uff53\uff59@example.com',
+        'sisy@example.com',
+      ];
+      for (const email of emails) await engine.query('INSERT INTO users (name, email) VALUES ($1, $2)', ['X', email]);
+      const warnings: string[] = [];
 
-      assert.deepEqual(await migrate(engine), ['003_email_key.sql']);
+      assert.deepEqual(await migrate(engine, { warn: (message) => warnings.push(message) }), [
+        '003_email_key.sql',
+        '003_email_key_rekey',
+      ]);
 
+      // Every key is the server's own (SQL's lower() knows no ß, no final sigma, nor É under a C collation), and
+      // of two rows with one address the older keeps the key; the other stays, suffixed, and is named.
       const rows = await engine.query<{ id: number | string; email: string; email_key: string }>(
         'SELECT id, email, email_key FROM users ORDER BY id',
       );
       assert.deepEqual(
-        rows.map(({ id, email, email_key }) => ({ id: Number(id), email, email_key })),
+        rows.map(({ id, email_key }) => [Number(id), email_key]),
         [
-          { id: 1, email: 'jos\u00e9@example.com', email_key: 'jos\u00e9@example.com' },
-          { id: 2, email: 'jose\u0301@example.com', email_key: 'jos\u00e9@example.com#2' },
-          { id: 3, email: 'Ada@Example.com', email_key: 'ada@example.com' },
+          [1, 'jos\u00e9@example.com'],
+          [2, 'jos\u00e9@example.com#2'],
+          [3, 'ada@example.com'],
+          [4, '\u00e9mile@example.com'],
+          [5, 'strasse@example.com'],
+          [6, 'strasse@example.com#6'],
+          [7, '\u03c3\u03af\u03c3\u03c5\u03c6\u03bf\u03c2@example.com'],
+          [8, '\u03c3\u03af\u03c3\u03c5\u03c6\u03bf\u03c2@example.com#8'],
+          [9, 'sisy@example.com'],
+          [10, 'sisy@example.com#10'],
         ],
       );
+      for (const { email, email_key } of rows) {
+        assert.equal(email_key.replace(/#\d+$/, ''), emailKey(email));
+      }
+      assert.equal(warnings.length, 1);
+      assert.match(
+        warnings[0]!,
+        /users 2 \(the address of 1\), 6 \(the address of 5\), 8 \(the address of 7\), 10 \(the address of 9\) share/,
+      );
+      assert.deepEqual(await migrate(engine), []);
+
       const repository = createSqlRepository(engine);
-      for (const email of ['jose\u0301@EXAMPLE.com', 'ADA@example.com', '\uff41\uff44\uff41@example.com']) {
+      for (const email of [
+        'jose\u0301@EXAMPLE.com',
+        'ADA@example.com',
+        '\uff41\uff44\uff41@example.com',
+        '\u00c9mile@example.com',
+        'Stra\u00dfe@example.com',
+        '\u03c3\u03af\u03c3\u03c5\u03c6\u03bf\u03c2@example.com',
+        'SISY@example.com',
+      ]) {
         await assert.rejects(repository.createUser({ name: 'X', email }), { name: 'EmailTakenError' }, email);
       }
     } finally {
