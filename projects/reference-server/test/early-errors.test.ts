@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 
 import { SECURITY_HEADERS } from '../src/security-headers.js';
@@ -76,7 +77,48 @@ describe('early errors', () => {
     const answer = parseRawAnswer(await rawRequest(server, 'GET /api/v1/users HTTP/1.0\r\n\r\n'));
     assert.equal(answer.status, 401);
   });
+
+  it('never writes its 400 into an answer already being sent (a malformed request pipelined behind it)', async () => {
+    // The reference page's 1.7 MB script is streamed from disk in chunks: its headers are out long
+    // before its body. A malformed request arriving then must not put "HTTP/1.1 400" into that body
+    // (the connection is closed instead, as Node's own handler does); it did, without the guard.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const answer = await pipelineAfterHeaders(
+        server,
+        'GET /docs/static/swagger-ui-bundle.js HTTP/1.1\r\nHost: x\r\n\r\n',
+      );
+      assert.ok(answer.startsWith('HTTP/1.1 200 OK'), answer.slice(0, 40));
+      assert.equal(
+        answer.indexOf('HTTP/1.1 400'),
+        -1,
+        `a 400 inside the first answer, at ${answer.indexOf('HTTP/1.1 400')}`,
+      );
+    }
+  });
 });
+
+/** Sends `request`, then a malformed one as soon as the first bytes of its answer arrive; all the server sent. */
+function pipelineAfterHeaders(server: TestServer, request: string): Promise<string> {
+  const { hostname, port } = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(request));
+    const limit = setTimeout(() => {
+      reject(new Error('the server kept the connection open'));
+      socket.destroy();
+    }, 20_000);
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => {
+      if (chunks.length === 0) socket.write('NOT HTTP AT ALL\r\n\r\n');
+      chunks.push(chunk);
+    });
+    // A reset after the answers is the server closing on the malformed request.
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      clearTimeout(limit);
+      resolve(Buffer.concat(chunks).toString('latin1'));
+    });
+  });
+}
 
 function assertSecurityHeaders(headers: { get(name: string): string | null | undefined }): void {
   for (const [name, value] of Object.entries(SECURITY_HEADERS)) {
