@@ -479,10 +479,28 @@ describe('DemoBackend', () => {
     it('answers 400 InvalidRequest to a body that is no JSON object', async () => {
       const { send, token } = await setupSignedIn();
       const array = await send('POST', USERS, { token, body: [] });
-      const text = await send('POST', USERS, { token, body: '{not json' });
+      const text = await send('POST', USERS, {
+        token,
+        body: '{not json',
+        headers: { 'Content-Type': 'application/json' },
+      });
 
       expectError(array, 400, 'InvalidRequest', [{ target: '', message: 'The body must be a JSON object.' }]);
       expectError(text, 400, 'InvalidRequest', [{ target: '', message: 'is not valid JSON' }]);
+    });
+
+    it('answers 415 UnsupportedMediaType to a body that is not sent as JSON, as the reference server does', async () => {
+      const { send, token } = await setupSignedIn();
+      const text = await send('POST', USERS, { token, body: '{"name":"Ok","email":"ok@example.com"}' });
+      const put = await send('PUT', `${USERS}/1`, {
+        token,
+        body: { name: 'Ok', email: 'ok@example.com' },
+        headers: { 'Content-Type': 'text/plain' },
+      });
+
+      expectError(text, 415, 'UnsupportedMediaType');
+      expectError(put, 415, 'UnsupportedMediaType');
+      expect(bodyOf(await send('GET', `${USERS}/1`, { token }))).toMatchObject({ name: 'Ada Lovelace' });
     });
 
     it('answers 400 InvalidRequest to an unknown field, as the reference server words it', async () => {

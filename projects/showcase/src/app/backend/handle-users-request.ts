@@ -37,11 +37,12 @@ export interface UsersRoute {
 /** The vendor of the `Accept` media type, as the reference server's `API_VENDOR` defaults to. */
 const API_VENDOR = 'showcase';
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const MERGE_PATCH = 'application/merge-patch+json';
 
 /**
  * Answers the users API (version 1) on an already routed request, checking in the order a real
  * server would: method (405), version by `Accept` (406), access token (401), role for writes (403),
- * id (400), media type of a patch (415), the body of a write (400: JSON, then its shape, then its
+ * id (400), media type of the body (415: JSON, a merge patch for PATCH), the body of a write (400: JSON, then its shape, then its
  * fields), then the operation itself (404, 409 for a taken e-mail).
  *
  * | op | method | success |
@@ -93,7 +94,8 @@ export function handleUsersRequest(
     jsonResponse(status, body, { ...headers, 'Content-Type': mediaType });
 
   if (route.id === null) {
-    return method === 'GET' ? list(route.query, store, ok) : create(request, route, store, ok);
+    if (method === 'GET') return list(route.query, store, ok);
+    return mediaTypeOf(request) === 'application/json' ? create(request, route, store, ok) : notJson();
   }
   const id = parseWholeNumber(route.id);
   if (id === null) {
@@ -101,13 +103,14 @@ export function handleUsersRequest(
       details: [{ target: 'id', message: 'must be a whole number from 1' }],
     });
   }
-  if (method === 'PATCH' && !isMergePatch(request)) {
+  if (method === 'PATCH' && mediaTypeOf(request) !== MERGE_PATCH) {
     return errorResponse(
       415,
       'UnsupportedMediaType',
       'A PATCH must be a JSON Merge Patch (Content-Type: application/merge-patch+json).',
     );
   }
+  if (method === 'PUT' && mediaTypeOf(request) !== 'application/json') return notJson();
   const notFound = () => errorResponse(404, 'NotFound', `There is no user with id ${id}.`);
 
   switch (method) {
@@ -189,9 +192,17 @@ function write(
   return { ok: true, fields: check.fields as DemoUserFields };
 }
 
-function isMergePatch(request: HttpRequest<unknown>): boolean {
-  const contentType = request.headers.get('Content-Type') ?? '';
-  return contentType.split(';')[0]?.trim().toLowerCase() === 'application/merge-patch+json';
+/**
+ * The media type the body travels as, without parameters: the `Content-Type` the caller set, else
+ * the one HttpClient's real backends would send for this body (JSON for an object, text for a string).
+ */
+function mediaTypeOf(request: HttpRequest<unknown>): string {
+  const contentType = request.headers.get('Content-Type') ?? request.detectContentTypeHeader() ?? '';
+  return contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+}
+
+function notJson(): ResponseOptions {
+  return errorResponse(415, 'UnsupportedMediaType', 'Send the user as JSON (Content-Type: application/json).');
 }
 
 function refuse(...args: Parameters<typeof errorResponse>) {
