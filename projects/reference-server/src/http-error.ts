@@ -32,7 +32,7 @@ export class HttpError extends Error {
   ) {
     // No stack trace: this error is the answer, never a fault to trace (an unexpected error is logged
     // with its own stack before it becomes one). Capturing it cost more than checking the token did:
-    // 10-15 µs per error answer, the deeper the call stack the more (bench/SERVER-FINDINGS.md).
+    // 6.5-8 µs per error answer in a profile of the server under load (bench/SERVER-FINDINGS.md).
     const limit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
     super(message);
