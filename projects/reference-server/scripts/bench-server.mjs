@@ -9,7 +9,7 @@
 //   --smoke          about 5 s in all: PGlite only, 1 s per route, no PGlite options table (for CI)
 //   --out=<file>     where to write (default bench/SERVER-RESULTS.md; --smoke: test-results/bench-server-smoke.md)
 //   --duration=<s>   seconds per route (default 5)
-//   --rounds=<n>     interleaved 1-s rounds of the token-check pair (default 30; --smoke: 1)
+//   --rounds=<n>     interleaved 1-s rounds of the token-check routes (default 30; --smoke: 1)
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -33,8 +33,19 @@ const roundSeconds = 1;
 const connections = 10;
 const databaseUrl = process.env.DATABASE_URL || null;
 const vendorType = 'application/vnd.showcase.v1+json';
+/** The server's JWT_SECRET here, so this script can sign tokens the server accepts. */
+const jwtSecret = 'benchmark-secret-of-the-reference-server-0123456789';
+/**
+ * Distinct tokens sent in turn on the "new token" route: twice the 1,000 the server remembers, so in
+ * this order every call is a token it has forgotten (a server that forgets each client's token between
+ * two of its calls).
+ */
+const NEW_TOKEN_POOL = 2000;
 
-/** The routes loaded, in order; `token` adds the demo admin's access token. */
+/**
+ * The routes loaded, in order; `token: true` adds the demo admin's access token, `token: 'new'` a
+ * different one on every call.
+ */
 const ROUTES = [
   {
     name: 'no-token',
@@ -48,6 +59,13 @@ const ROUTES = [
     label: 'GET /api/v1/users/0, valid token → 400 (JWT checked, no database)',
     path: '/api/v1/users/0',
     token: true,
+    status: 400,
+  },
+  {
+    name: 'jwt-new',
+    label: 'GET /api/v1/users/0, a token not seen before on every call → 400 (signature checked each time)',
+    path: '/api/v1/users/0',
+    token: 'new',
     status: 400,
   },
   {
@@ -111,7 +129,7 @@ async function benchEngine(engine) {
       PORT: String(port),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
-      JWT_SECRET: 'benchmark-secret-of-the-reference-server-0123456789',
+      JWT_SECRET: jwtSecret,
       COOKIE_SECURE: 'false',
       ...engine.env,
     },
@@ -127,13 +145,13 @@ async function benchEngine(engine) {
     });
     if (login.status !== 200) throw new Error(`login failed: ${login.status}`);
     const { accessToken } = await login.json();
+    const newTokens = await signTokens(NEW_TOKEN_POOL);
     const rows = [];
     const results = {};
     for (const route of ROUTES) {
-      const headers = { ...route.headers, ...(route.token ? { Authorization: `Bearer ${accessToken}` } : {}) };
-      if (!smoke) await load(url + route.path, headers, 1);
+      if (!smoke) await load(url, route, accessToken, newTokens, 1);
       const cpuBefore = await cpuMs(child.pid);
-      const result = await load(url + route.path, headers, duration);
+      const result = await load(url, route, accessToken, newTokens, duration);
       // The server's own CPU time per answer: what the route costs, whatever else the shared cores run.
       const cpuPerRequest = (((await cpuMs(child.pid)) - cpuBefore) * 1000) / result.requests.total;
       const expected = result.statusCodeStats?.[route.status]?.count ?? 0;
@@ -146,7 +164,7 @@ async function benchEngine(engine) {
           `${Math.round(cpuPerRequest)} |`,
       );
     }
-    const settled = await settleTokenCheck(url, accessToken, child.pid);
+    const settled = await settleTokenCheck(url, accessToken, newTokens, child.pid);
     const peak = await memory(child.pid, 'VmHWM');
     const ratio = (a, b) => (results[a].requests.average / results[b].requests.average).toFixed(2);
     const cpuRatio = (a, b) => (results[b].cpuPerRequest / results[a].cpuPerRequest).toFixed(2);
@@ -162,6 +180,8 @@ async function benchEngine(engine) {
       '',
       `- JWT-checked vs 401 without a token (same route): **${ratio('jwt-only', 'no-token')}x** in req/s, ` +
         `**${cpuRatio('jwt-only', 'no-token')}x** in server CPU per answer (the inverse ratio of CPU µs/req)`,
+      `- a token not seen before on every call vs 401 without a token: ${ratio('jwt-new', 'no-token')}x in req/s, ` +
+        `${cpuRatio('jwt-new', 'no-token')}x in server CPU per answer`,
       `- GET /users/1 (JWT + database) vs 401 without a token: ${ratio('get-user', 'no-token')}x in req/s, ` +
         `${cpuRatio('get-user', 'no-token')}x in server CPU per answer`,
       '',
@@ -175,21 +195,24 @@ async function benchEngine(engine) {
 }
 
 /**
- * The ratio of the token-checked route to the 401 route, settled: one run of each says little on
- * shared cores, where a run swings by tens of percent. Here the two routes take turns for `rounds`
- * rounds of `roundSeconds` each, in the order AB BA AB ... so that neither always runs first, and
- * every round gives one paired ratio; the median of those is the result, with its range.
+ * The ratios of the token-checked routes to the 401 route, settled: one run of each says little on
+ * shared cores, where a run swings by tens of percent. Here the three routes take turns for `rounds`
+ * rounds of `roundSeconds` each, in the orders ABC BCA CAB ... so that none always runs first, and
+ * every round gives one paired ratio per checked route; the median of those is the result, with its
+ * range.
  */
-async function settleTokenCheck(url, accessToken, pid) {
-  const [noToken, checked] = ['no-token', 'jwt-only'].map((name) => ROUTES.find((route) => route.name === name));
-  const headersOf = (route) => (route.token ? { Authorization: `Bearer ${accessToken}` } : {});
-  const throughput = [];
-  const cpu = [];
+async function settleTokenCheck(url, accessToken, newTokens, pid) {
+  const [noToken, checked, fresh] = ['no-token', 'jwt-only', 'jwt-new'].map((name) =>
+    ROUTES.find((route) => route.name === name),
+  );
+  const order = [noToken, checked, fresh];
+  const ratios = { [checked.name]: { perSecond: [], cpu: [] }, [fresh.name]: { perSecond: [], cpu: [] } };
   for (let round = 0; round < rounds; round++) {
     const measured = new Map();
-    for (const route of round % 2 === 0 ? [noToken, checked] : [checked, noToken]) {
+    const shift = round % order.length;
+    for (const route of [...order.slice(shift), ...order.slice(0, shift)]) {
       const cpuBefore = await cpuMs(pid);
-      const result = await load(url + route.path, headersOf(route), roundSeconds);
+      const result = await load(url, route, accessToken, newTokens, roundSeconds);
       if ((result.statusCodeStats?.[route.status]?.count ?? 0) !== result.requests.total || result.errors > 0) {
         throw new Error(`${route.label}: ${JSON.stringify(result.statusCodeStats)}, ${result.errors} errors`);
       }
@@ -198,8 +221,10 @@ async function settleTokenCheck(url, accessToken, pid) {
         cpuPerRequest: ((await cpuMs(pid)) - cpuBefore) / result.requests.total,
       });
     }
-    throughput.push(measured.get(checked).perSecond / measured.get(noToken).perSecond);
-    cpu.push(measured.get(noToken).cpuPerRequest / measured.get(checked).cpuPerRequest);
+    for (const route of [checked, fresh]) {
+      ratios[route.name].perSecond.push(measured.get(route).perSecond / measured.get(noToken).perSecond);
+      ratios[route.name].cpu.push(measured.get(noToken).cpuPerRequest / measured.get(route).cpuPerRequest);
+    }
   }
   const describe = (values) => {
     const sorted = [...values].sort((a, b) => a - b);
@@ -211,16 +236,67 @@ async function settleTokenCheck(url, accessToken, pid) {
     );
   };
   return [
-    `Token check settled: the two routes above took turns for ${rounds} rounds of ${roundSeconds} s each ` +
-      '(AB, BA, AB, ...), each round giving one paired ratio of the JWT-checked route to the 401 route:',
+    `Token check settled: the three routes above took turns for ${rounds} rounds of ${roundSeconds} s each ` +
+      '(ABC, BCA, CAB, ...), each round giving one paired ratio of each token-checked route to the 401 route.',
     '',
-    `- in req/s: ${describe(throughput)}`,
-    `- in server CPU per answer (the inverse ratio of CPU time per answer): ${describe(cpu)}`,
+    'The same token on every call (a client between refreshes; its signature is checked once):',
+    '',
+    `- in req/s: ${describe(ratios[checked.name].perSecond)}`,
+    `- in server CPU per answer (the inverse ratio of CPU time per answer): ${describe(ratios[checked.name].cpu)}`,
+    '',
+    `A token not seen before on every call (the worst case: ${NEW_TOKEN_POOL} tokens in turn, twice what the ` +
+      'server remembers):',
+    '',
+    `- in req/s: ${describe(ratios[fresh.name].perSecond)}`,
+    `- in server CPU per answer: ${describe(ratios[fresh.name].cpu)}`,
   ];
 }
 
-function load(url, headers, seconds) {
-  return autocannon({ url, headers, connections, duration: seconds });
+/**
+ * Loads one route. Every route's request is built afresh for every call (`setupRequest`), as the
+ * new-token route must be, so that autocannon, on the same cores as the server, does the same work
+ * for each route and the req/s ratios compare the server alone.
+ */
+function load(url, route, accessToken, newTokens, seconds) {
+  let next = 0;
+  const authorization = () =>
+    route.token === 'new'
+      ? { Authorization: `Bearer ${newTokens[next++ % newTokens.length]}` }
+      : route.token
+        ? { Authorization: `Bearer ${accessToken}` }
+        : {};
+  return autocannon({
+    url: url + route.path,
+    connections,
+    duration: seconds,
+    requests: [
+      {
+        setupRequest: (request) => ({
+          ...request,
+          headers: { ...request.headers, ...route.headers, ...authorization() },
+        }),
+      },
+    ],
+  });
+}
+
+/** The built server's access tokens (`dist/access-tokens.js`) with the benchmark server's secret. */
+async function benchTokens() {
+  const { createAccessTokens } = await import(new URL('../dist/access-tokens.js', import.meta.url).href);
+  return createAccessTokens({
+    secret: new TextEncoder().encode(jwtSecret),
+    ttlSeconds: 900,
+    now: Date.now,
+    expiredGraceSeconds: 0,
+  });
+}
+
+/** `count` access tokens for the demo admin, each of a new login, signed as the server signs them. */
+async function signTokens(count) {
+  const tokens = await benchTokens();
+  return Array.from({ length: count }, () =>
+    tokens.issue({ username: 'ada', role: 'admin', familyId: crypto.randomUUID() }),
+  );
 }
 
 /**
@@ -230,17 +306,9 @@ function load(url, headers, seconds) {
  * reason for the ratio the runs below measure.
  */
 async function tokenCheckCost() {
-  const { createAccessTokens } = await import(new URL('../dist/access-tokens.js', import.meta.url).href);
-  const tokens = createAccessTokens({
-    secret: new TextEncoder().encode('benchmark-secret-of-the-reference-server-0123456789'),
-    ttlSeconds: 900,
-    now: Date.now,
-    expiredGraceSeconds: 0,
-  });
+  const tokens = await benchTokens();
   const count = smoke ? 2_000 : 20_000;
-  const fresh = Array.from({ length: count }, () =>
-    tokens.issue({ username: 'ada', role: 'admin', familyId: crypto.randomUUID() }),
-  );
+  const fresh = await signTokens(count);
   const microseconds = (list) => {
     const started = performance.now();
     for (const token of list) if (!tokens.verify(token).ok) throw new Error('a benchmark token was refused');
