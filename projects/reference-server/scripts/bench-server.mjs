@@ -291,7 +291,7 @@ async function benchTokens() {
   });
 }
 
-/** `count` access tokens for the demo admin, each of a new login, signed as the server signs them. */
+/** `count` access tokens for the demo admin, each with its own session id, signed as the server signs them. */
 async function signTokens(count) {
   const tokens = await benchTokens();
   return Array.from({ length: count }, () =>
