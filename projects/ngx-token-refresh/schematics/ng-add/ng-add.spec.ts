@@ -215,7 +215,6 @@ export const appConfig: ApplicationConfig = {
       refreshApiCall: () =>
         inject(HttpClient).post('https://api.example.com/session/renew', null, { observe: 'response', withCredentials: true }),
       extractToken: (response) => (response.body as { accessToken: string }).accessToken,
-      attachToken: true,
     })
   ]
 `);

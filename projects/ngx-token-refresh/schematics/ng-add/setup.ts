@@ -93,7 +93,6 @@ export function providerCode(setup: Setup, ref: SymbolRef, withRouter: boolean, 
     `${inner}  ${ref('inject', CORE)}(${ref('HttpClient', HTTP)}).post(${quote(setup.refreshUrl)}, null, ` +
       `{ observe: 'response', withCredentials: true }),`,
     `${inner}extractToken: (response) => (response.body as { accessToken: string }).accessToken,`,
-    `${inner}attachToken: true,`,
     `${indent}})`,
   ].join('\n');
 }

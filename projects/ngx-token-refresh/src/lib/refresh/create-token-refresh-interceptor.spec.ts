@@ -426,15 +426,21 @@ describe('createTokenRefreshInterceptor', () => {
   });
 
   describe('attachToken', () => {
-    it('attaches the current token to outgoing requests when on', () => {
-      const withAttach = setupTokenRefresh({ attachToken: true });
-      withAttach.state().setToken('abc');
-      track(withAttach.http.get('/api/a'));
-      expect(withAttach.httpTesting.expectOne('/api/a').request.headers.get('Authorization')).toBe('Bearer abc');
+    it('attaches the current token to outgoing requests by default', () => {
+      const { http, httpTesting, state } = setupTokenRefresh();
+      state().setToken('abc');
+      track(http.get('/api/a'));
+      expect(httpTesting.expectOne('/api/a').request.headers.get('Authorization')).toBe('Bearer abc');
     });
 
-    it('leaves outgoing requests alone by default', () => {
-      const { http, httpTesting, state } = setupTokenRefresh();
+    it('sends requests without a token while none is known', () => {
+      const { http, httpTesting } = setupTokenRefresh();
+      track(http.get('/api/a'));
+      expect(httpTesting.expectOne('/api/a').request.headers.has('Authorization')).toBe(false);
+    });
+
+    it('leaves outgoing requests alone with attachToken: false', () => {
+      const { http, httpTesting, state } = setupTokenRefresh({ attachToken: false });
       state().setToken('abc');
       track(http.get('/api/a'));
       expect(httpTesting.expectOne('/api/a').request.headers.has('Authorization')).toBe(false);

@@ -37,7 +37,7 @@ export function resolveTokenRefreshOptions(options: TokenRefreshOptions): Resolv
     onRefreshSuccess: options.onRefreshSuccess,
     onRefreshFailure: options.onRefreshFailure,
     refreshTimeout: options.refreshTimeout ?? 30_000,
-    attachToken: options.attachToken ?? false,
+    attachToken: options.attachToken ?? true,
     allowedOrigins: options.allowedOrigins ?? [],
   };
 }

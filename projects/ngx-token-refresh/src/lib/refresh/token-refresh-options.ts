@@ -84,9 +84,11 @@ export interface TokenRefreshOptions {
   readonly refreshTimeout?: number;
 
   /**
-   * Attach the current token (the last one refreshed, or set with `TokenRefreshState.setToken`) to
-   * every outgoing request whose URL is allowed to carry it. Leave it off when another interceptor
-   * already attaches your token. Default: `false`.
+   * Attach the current token (the one set with `injectTokenRefresh().setToken(token)` after login, or
+   * the last one refreshed) to every outgoing request whose URL is allowed to carry it (see
+   * `allowedOrigins`). Until a token is known, requests go out without one. Set it to `false` only
+   * when another interceptor attaches your token; keep that one's token in step with
+   * `onRefreshSuccess`, or every request meets a 401 first. Default: `true`.
    */
   readonly attachToken?: boolean;
 

@@ -48,7 +48,7 @@ export interface CrossTabSyncOptions {
  * @usageNotes
  * ```ts
  * provideTokenRefresh(
- *   { refreshApiCall, extractToken, attachToken: true },
+ *   { refreshApiCall, extractToken },
  *   withCrossTabSync({ onSignedOutElsewhere: () => inject(Router).navigate(['/login']) }),
  * );
  * ```
