@@ -12,6 +12,7 @@ import { registerAuthRoutes } from './auth-routes.js';
 import { capConnectionsPerAddress } from './cap-connections-per-address.js';
 import { handleClientError, handleFrameworkError, registerErrorHandling } from './error-handling.js';
 import { HttpError } from './http-error.js';
+import { registerLabRoutes } from './lab-routes.js';
 import { hashPassword } from './password-hash.js';
 import type { ServerConfig } from './read-config.js';
 import { createRefreshTokens } from './refresh-tokens.js';
@@ -33,7 +34,8 @@ export interface BuildServerOptions {
  * timeouts and the cap on connections per address, security headers (helmet), plain HTTP refused
  * when `httpsOnly`, CORS for the configured origins only, the strict JSON body parser with its size
  * limit, `Cache-Control: no-store` on every answer, the rate limits of login, refresh and logout,
- * the auth and users routes, the OpenAPI document (`/openapi.json`) and its reference page
+ * the auth and users routes (and, with DEV_LAB_ROUTES=true only, the auth lab's development route),
+ * the OpenAPI document (`/openapi.json`) and its reference page
  * (`/docs`), and the uniform error body for every error.
  * It owns nothing it was given: closing it leaves the repository open.
  *
@@ -128,12 +130,14 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
   // Before the routes: the document is built from the routes registered after it.
   await registerOpenApi(app, { apiVendor: config.apiVendor });
 
-  const accessTokens = createAccessTokens({
+  const issuedTokens = createAccessTokens({
     secret: config.jwtSecret,
     ttlSeconds: config.accessTokenTtlSeconds,
     now,
     expiredGraceSeconds: config.refreshTokenTtlSeconds,
   });
+  // Development only, and only when asked for (DEV_LAB_ROUTES=true): the auth lab's "expire now".
+  const accessTokens = config.devLabRoutes ? registerLabRoutes(app, issuedTokens) : issuedTokens;
   // A real hash of a random password, made with the same cost as the stored ones, so a login with an
   // unknown username does the same scrypt work as one with a wrong password.
   const dummyPasswordHash = await hashPassword(crypto.randomUUID());

@@ -74,6 +74,11 @@ export interface ServerConfig {
   readonly seedDemoData: boolean;
   /** Vendor of the `Accept` media type: `application/vnd.<vendor>.v1+json`. */
   readonly apiVendor: string;
+  /**
+   * Development only: the auth lab's `POST /auth/lab/expire-access-token` (see lab-routes.ts). Off
+   * unless DEV_LAB_ROUTES=true; `npm run start:real` and the browser tests turn it on.
+   */
+  readonly devLabRoutes: boolean;
   /** Pino log level. */
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
@@ -150,6 +155,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): S
     databaseStatementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 5_000, 50, 600_000),
     seedDemoData: boolean(env, 'SEED_DEMO_DATA', true),
     apiVendor,
+    devLabRoutes: boolean(env, 'DEV_LAB_ROUTES', false),
     logLevel: logLevel as ServerConfig['logLevel'],
   };
 }

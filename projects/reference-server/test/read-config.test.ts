@@ -40,6 +40,7 @@ describe('readConfig', () => {
         databaseStatementTimeoutMs: 5000,
         seedDemoData: true,
         apiVendor: 'showcase',
+        devLabRoutes: false,
         logLevel: 'info',
       },
     );
@@ -80,6 +81,7 @@ describe('readConfig', () => {
       DATABASE_STATEMENT_TIMEOUT_MS: '3000',
       SEED_DEMO_DATA: 'no',
       API_VENDOR: 'example',
+      DEV_LAB_ROUTES: 'true',
       LOG_LEVEL: 'warn',
     });
     assert.deepEqual(
@@ -116,6 +118,7 @@ describe('readConfig', () => {
         databaseStatementTimeoutMs: 3000,
         seedDemoData: false,
         apiVendor: 'example',
+        devLabRoutes: true,
         logLevel: 'warn',
       },
     );
