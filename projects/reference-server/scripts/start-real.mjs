@@ -3,17 +3,29 @@
 // waits until it answers, then runs `ng serve showcase -c real`, whose proxy (projects/showcase/
 // proxy.real.json) forwards /auth and /api to it: one origin, http://localhost:4200. Ctrl+C stops
 // both; so does either one ending.
+//
+// Made to show the mechanism within a minute, as the in-memory showcase does: access tokens live
+// 30 seconds (ACCESS_TOKEN_TTL_SECONDS, unless set), and the server offers the auth lab's "Expire
+// access token now" (DEV_LAB_ROUTES=true, development only). The server's JSON log goes to a file,
+// so it does not bury ng serve's output; its warnings and errors are also printed here, one line each.
 import { spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync } from 'node:fs';
 import { get } from 'node:http';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const serverUrl = 'http://127.0.0.1:3000';
+const logFile = join(root, 'test-results', 'start-real', 'server.log');
+const accessTokenTtl = process.env.ACCESS_TOKEN_TTL_SECONDS ?? '30';
 
+mkdirSync(join(root, 'test-results', 'start-real'), { recursive: true });
+const log = createWriteStream(logFile, { flags: 'w' });
 const server = spawn(process.execPath, ['projects/reference-server/dist/main.js'], {
   cwd: root,
-  stdio: 'inherit',
+  stdio: ['ignore', 'pipe', 'pipe'],
   env: {
     ...process.env,
     // Where proxy.real.json points.
@@ -23,8 +35,23 @@ const server = spawn(process.execPath, ['projects/reference-server/dist/main.js'
     COOKIE_SECURE: process.env.COOKIE_SECURE ?? 'false',
     // Nor does it speak HTTPS, whatever NODE_ENV says.
     HTTPS_ONLY: process.env.HTTPS_ONLY ?? 'false',
+    // Short enough to watch a token expire and be refreshed; the production default is 15 minutes.
+    ACCESS_TOKEN_TTL_SECONDS: accessTokenTtl,
+    // The auth lab's "Expire access token now", backed by the server: never on unless asked for.
+    DEV_LAB_ROUTES: 'true',
   },
 });
+for (const stream of [server.stdout, server.stderr]) {
+  createInterface({ input: stream }).on('line', (line) => {
+    log.write(`${line}\n`);
+    const summary = summarize(line);
+    if (summary !== null) console.error(`[server] ${summary}`);
+  });
+}
+console.log(
+  `[server] ${serverUrl}: access tokens live ${accessTokenTtl} s, the auth lab can expire them; ` +
+    `full log in ${logFile} (warnings and errors also here)`,
+);
 let ng = null;
 let stopping = false;
 
@@ -45,6 +72,26 @@ if (!stopping) {
     stdio: 'inherit',
   });
   ng.on('exit', (code) => stop(code ?? 0));
+}
+
+/**
+ * One line for the terminal, or `null` to keep it in the file only: the server's JSON log lines
+ * below warn (pino's level 40) stay in the file; anything else (a warning, an error, a crash's stack
+ * on stderr) is shown, a JSON line shortened to its level, message, request and error.
+ */
+function summarize(line) {
+  let entry;
+  try {
+    entry = JSON.parse(line);
+  } catch {
+    return line.trim() === '' ? null : line;
+  }
+  if (typeof entry !== 'object' || entry === null || typeof entry.level !== 'number') return line;
+  if (entry.level < 40) return null;
+  const level = entry.level >= 50 ? 'ERROR' : 'WARN';
+  const request = entry.req ? ` (${entry.req.method} ${entry.req.url})` : '';
+  const error = entry.err?.message && entry.err.message !== entry.msg ? `: ${entry.err.message}` : '';
+  return `${level} ${entry.msg ?? ''}${request}${error}`;
 }
 
 /** Whether anything answers HTTP at `url` (a 401 from the users API counts). */
