@@ -20,6 +20,23 @@ export function formatRuntimeError(code: string, explanation: string | false | n
 }
 
 /**
+ * Codes of the library's warnings, which only dev mode gives (see {@link warnRuntime}).
+ *
+ * - `UnmanagedOrigin`: a 401 came from an origin that may not receive tokens, so no refresh ran.
+ * - `TokenNotAttached`: a request went out without the token the interceptor held, and met a 401.
+ * - `ShortRefreshTimeout`: `refreshTimeout` looks like seconds, not milliseconds.
+ */
+export type RuntimeWarningCode = 'UnmanagedOrigin' | 'TokenNotAttached' | 'ShortRefreshTimeout';
+
+/**
+ * Logs a warning in the format of the library's errors. Call it behind
+ * `typeof ngDevMode !== 'undefined' && ngDevMode`, so that production builds drop the call and its text.
+ */
+export function warnRuntime(code: RuntimeWarningCode, explanation: string): void {
+  console.warn(formatRuntimeError(code, explanation));
+}
+
+/**
  * An error for misuse of the library, with a stable `code`. Internal: applications see it as an
  * `Error` whose message names the package.
  */

@@ -38,6 +38,7 @@ import type { RefreshScheduler, RefreshSchedulerFactory } from './refresh-schedu
 import type { ResolvedTokenRefreshOptions } from './resolve-token-refresh-options';
 import { SKIP_TOKEN_REFRESH } from './skip-token-refresh';
 import { TokenRefreshError } from './token-refresh-error';
+import { warnTokenNotAttached } from './warn-token-not-attached';
 import { warnUnmanagedOrigin } from './warn-unmanaged-origin';
 import type { TokenRefreshEvent } from './token-refresh-event';
 import { TOKEN_REFRESH_RETRY_COUNT } from './token-refresh-retry-count';
@@ -102,7 +103,8 @@ export class RefreshGate {
    */
   #ahead = false;
   readonly #allows: (url: string) => boolean;
-  readonly #warnedOrigins = new Set<string>();
+  /** Dev mode: what this application was warned about already (origins, warning codes). */
+  readonly #warned = new Set<string>();
   readonly #injector = inject(EnvironmentInjector);
   readonly #errorHandler = inject(ErrorHandler, { optional: true });
   readonly #refreshCall: RefreshCall;
@@ -158,7 +160,7 @@ export class RefreshGate {
       return typeof ngDevMode !== 'undefined' && ngDevMode
         ? next(request).pipe(
             tap({
-              error: (error) => warnUnmanagedOrigin(error, request, this.options.statusCodes, this.#warnedOrigins),
+              error: (error) => warnUnmanagedOrigin(error, request, this.options.statusCodes, this.#warned),
             }),
           )
         : next(request);
@@ -214,13 +216,22 @@ export class RefreshGate {
     // Out of retries (a repeat, by default): nothing left to catch, so no operator to pay for.
     if (attempt.retries >= this.options.maxRetryCount) return sent;
     return sent.pipe(
-      catchError((error: unknown) =>
-        error instanceof HttpErrorResponse &&
-        this.options.statusCodes.includes(error.status) &&
-        !this.ejectSwitch.ejected
-          ? this.#recover(attempt, epoch, error)
-          : throwError(() => error),
-      ),
+      catchError((error: unknown) => {
+        if (
+          !(error instanceof HttpErrorResponse) ||
+          !this.options.statusCodes.includes(error.status) ||
+          this.ejectSwitch.ejected
+        ) {
+          return throwError(() => error);
+        }
+        // Sent without a token, and the token has not changed since (the epoch did not move): if the
+        // gate holds one, it held it then, and the 401 is likely just for the missing token.
+        if (typeof ngDevMode !== 'undefined' && ngDevMode && token === null && epoch === this.#epoch) {
+          const held = untracked(this.#token);
+          warnTokenNotAttached(attempt.request, error.status, held, this.options.setAuthHeader, this.#warned);
+        }
+        return this.#recover(attempt, epoch, error);
+      }),
     );
   }
 

@@ -1,7 +1,7 @@
 import type { HttpRequest, HttpResponse } from '@angular/common/http';
 import type { ObservableInput } from 'rxjs';
 
-import { RuntimeError } from '../errors/runtime-error';
+import { RuntimeError, warnRuntime } from '../errors/runtime-error';
 import { isSecureTokenUrl } from './create-token-url-policy';
 import type { TokenRefreshOptions } from './token-refresh-options';
 
@@ -87,7 +87,7 @@ export function assertValidOptions(options: Partial<TokenRefreshOptions>, featur
     );
   }
   if (typeof refreshTimeout === 'number' && refreshTimeout < 1000) {
-    console.warn(`ngx-token-refresh: refreshTimeout is ${refreshTimeout} ms; it is in milliseconds (30000 is 30 s)`);
+    warnRuntime('ShortRefreshTimeout', `refreshTimeout is ${refreshTimeout} ms; it is in milliseconds (30000 is 30 s)`);
   }
   if (attachToken !== undefined && typeof attachToken !== 'boolean') fail('attachToken must be true or false');
   if (allowedOrigins !== undefined) {
