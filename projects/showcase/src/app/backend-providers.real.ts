@@ -1,7 +1,8 @@
-import type { HttpInterceptorFn } from '@angular/common/http';
-import { type EnvironmentProviders, makeEnvironmentProviders } from '@angular/core';
+import { HttpClient, type HttpInterceptorFn } from '@angular/common/http';
+import { type EnvironmentProviders, inject, makeEnvironmentProviders } from '@angular/core';
 import { type TokenRefreshFeature, withNoCrossTabSync } from 'ngx-token-refresh';
 
+import { LAB_EXPIRE_ON_SERVER } from './lab/lab-expire-on-server';
 import { LAB_TABS } from './lab/lab-tabs';
 import { readTabChoice } from './tab-choice';
 
@@ -9,7 +10,9 @@ import { readTabChoice } from './tab-choice';
 // the showcase talks to the reference server (projects/reference-server) over real HTTP, on the
 // same origin through a proxy (proxy.real.json for `npm run start:real`), so the SameSite=Strict
 // refresh cookie travels and nothing needs CORS. Nothing to add: Angular's own HTTP backend is the
-// backend, and the lab has no switches to offer (LAB_BACKEND stays null).
+// backend. The lab's only switch is "Expire access token now", through the server's development-only
+// route (DEV_LAB_ROUTES=true, set by `npm run start:real` and the browser tests); LAB_BACKEND, the
+// in-memory backend's switches, stays null.
 
 /**
  * How long the reference server still accepts a refresh token it has just rotated: its default
@@ -35,6 +38,14 @@ export const authFeatures: readonly TokenRefreshFeature[] = crossTabSync ? [] : 
 /** Nothing but what the lab shows: the default HttpClient backend reaches the real server. */
 export function provideBackend(): EnvironmentProviders {
   return makeEnvironmentProviders([
+    {
+      provide: LAB_EXPIRE_ON_SERVER,
+      useFactory: () => {
+        const http = inject(HttpClient);
+        // With the current token (the interceptor sets it): the server refuses that one from now on.
+        return () => http.post('/auth/lab/expire-access-token', null);
+      },
+    },
     { provide: LAB_TABS, useValue: { crossTabSync, reuseIntervalSeconds: REFRESH_TOKEN_REUSE_INTERVAL_SECONDS } },
   ]);
 }

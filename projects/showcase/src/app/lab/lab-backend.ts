@@ -16,8 +16,6 @@ export interface LabBackend {
   expireAccessTokensNow(): void;
   /** Makes the next refresh fail. */
   revokeRefreshToken(): void;
-  /** Whether the token with this `jti` serial was expired by `expireAccessTokensNow`. */
-  isRevokedSerial(serial: number): boolean;
 }
 
 /** The backend's lab switches, or `null` (the default) against a real server. */

@@ -132,10 +132,10 @@ describe('AuthLabPage: the Tabs card with the in-memory backend', () => {
 describe('AuthLabPage against a real server (no backend switches)', () => {
   afterEach(() => TestBed.inject(HttpTestingController).verify());
 
-  it('hides the switches and counts the refresh from the library’s events', async () => {
+  it('offers only the server-backed "expire now", and counts the refresh from the library’s events', async () => {
     const { harness, httpTesting } = await openLabAgainstServer();
 
-    expect(byTestId('expire-token')).toBeNull();
+    expect(byTestId('expire-token')).not.toBeNull();
     expect(byTestId('revoke-refresh')).toBeNull();
     expect(byTestId('real-server-note')).not.toBeNull();
     expect(byTestId('refresh-count')?.textContent?.trim()).toBe('no burst yet');
@@ -151,6 +151,23 @@ describe('AuthLabPage against a real server (no backend switches)', () => {
     expect(byTestId('success-count')?.textContent?.trim()).toBe('10');
     expect(byTestId('refresh-count')?.textContent?.trim()).toBe('1');
     expect(byTestId('burst-refresh-count')?.textContent?.trim()).toBe('1');
+  });
+
+  it('expires the token through the server’s development route, and says so when the server has none', async () => {
+    const { harness, httpTesting } = await openLabAgainstServer();
+
+    byTestId('expire-token')?.click();
+    httpTesting
+      .expectOne({ method: 'POST', url: '/auth/lab/expire-access-token' })
+      .flush(null, { status: 204, statusText: 'No Content' });
+    await settle(harness);
+    expect(byTestId('token-remaining')?.textContent?.trim()).toBe('expired (by the lab)');
+    expect(byTestId('token-expiry')?.textContent).toMatch(/^ *Expired by the lab at /);
+
+    byTestId('expire-token')?.click();
+    httpTesting.expectOne('/auth/lab/expire-access-token').flush(null, { status: 404, statusText: 'Not Found' });
+    await settle(harness);
+    expect(byTestId('expire-error')).not.toBeNull();
   });
 
   it('shows cross-tab sync on and the server’s overlap window, and what this tab’s last refresh did', async () => {
@@ -260,6 +277,8 @@ async function openLabAgainstServer(
   });
   const httpTesting = TestBed.inject(HttpTestingController);
   if (restore) {
+    // This browser signed in before (session-hint.ts), so sessionGuard lets authGuard restore.
+    localStorage.setItem('showcase.session', '1');
     const harness = await RouterTestingHarness.create();
     const opened = harness.navigateByUrl('/lab');
     // authGuard's restoreSession asks for a refresh (the page waits for it: no whenStable here).

@@ -8,11 +8,12 @@ import { MatFormFieldModule } from '@angular/material/form-field';
 import { MatInputModule } from '@angular/material/input';
 import { MatSelectModule } from '@angular/material/select';
 import { MatSliderModule } from '@angular/material/slider';
-import { AuthClient, injectTokenRefresh, parseJwtClaims } from 'ngx-token-refresh';
+import { AuthClient, injectTokenRefresh } from 'ngx-token-refresh';
 import { interval } from 'rxjs';
 
 import { LAB_BACKEND } from '../lab/lab-backend';
 import { LAB_CALL } from '../lab/lab-call';
+import { LAB_EXPIRE_ON_SERVER } from '../lab/lab-expire-on-server';
 import { LabLog } from '../lab/lab-log';
 import { LabRefreshesCard } from './lab-refreshes-card';
 import { LabTabsCard } from './lab-tabs-card';
@@ -50,20 +51,29 @@ import { LabWiringPanel } from './lab-wiring-panel';
           <mat-card-header><mat-card-title>Access token</mat-card-title></mat-card-header>
           <mat-card-content>
             <p class="big" data-testid="token-remaining">{{ remainingText() }}</p>
-            <p class="muted">
-              {{ refreshing() ? 'Refreshing now…' : 'Expires ' + (expiresAtText() ?? 'never (no token)') }}
-            </p>
-            @if (server) {
+            <p class="muted" data-testid="token-expiry">{{ expiryText() }}</p>
+            @if (server || expireOnServer) {
               <div class="row">
                 <button mat-stroked-button (click)="expireNow()" data-testid="expire-token">
                   Expire access token now
                 </button>
-                <button mat-stroked-button (click)="revoke()" data-testid="revoke-refresh">Revoke refresh token</button>
+                @if (server) {
+                  <button mat-stroked-button (click)="revoke()" data-testid="revoke-refresh">
+                    Revoke refresh token
+                  </button>
+                }
               </div>
-            } @else {
+              @if (expireFailed()) {
+                <p class="error-text" role="alert" data-testid="expire-error">
+                  The server did not expire the token: it offers this only in development (DEV_LAB_ROUTES=true, as npm
+                  run start:real sets).
+                </p>
+              }
+            }
+            @if (!server) {
               <p class="muted" data-testid="real-server-note">
-                A real server: the token expires when its time runs out. Proactive refresh renews it shortly before,
-                unless it lives 5 s or less; otherwise the next call after it expired refreshes it.
+                A real server: the token also expires when its time runs out. Proactive refresh renews it shortly
+                before, unless it lives 5 s or less; otherwise the next call after it expired refreshes it.
               </p>
             }
           </mat-card-content>
@@ -168,6 +178,8 @@ export class AuthLabPage {
   private readonly auth = inject(AuthClient);
   /** The in-memory backend's switches, or null against a real server. */
   protected readonly server = inject(LAB_BACKEND);
+  /** A real server's "expire now" (development only), or null. */
+  protected readonly expireOnServer = inject(LAB_EXPIRE_ON_SERVER);
   protected readonly log = inject(LabLog);
   protected readonly refreshing = injectTokenRefresh().isRefreshing;
 
@@ -185,16 +197,33 @@ export class AuthLabPage {
 
   /** Ticks four times a second, so the countdown moves. */
   private readonly now = signal(Date.now());
-  protected readonly expiresAtText = computed(() => this.auth.expiresAt()?.toLocaleTimeString() ?? null);
+  /** The token the lab's "expire now" made the backend refuse, and when (until it is replaced). */
+  private readonly expiredByLab = signal<{ readonly token: string; readonly at: number } | null>(null);
+  /** Whether the token in hand is one the lab expired, ahead of its `exp`. */
+  private readonly isExpiredByLab = computed(() => {
+    const token = this.auth.accessToken();
+    return token !== null && this.expiredByLab()?.token === token;
+  });
+  protected readonly expireFailed = signal(false);
   protected readonly remainingText = computed(() => {
     const token = this.auth.accessToken();
     const expiresAt = this.auth.expiresAt();
     if (!token || !expiresAt) return 'no token';
-    const serial = Number(parseJwtClaims(token)?.['jti']);
     // "Expire now" invalidates the token on the backend before its exp: show it as expired.
-    if (this.server?.isRevokedSerial(serial)) return 'expired (by the lab)';
+    if (this.isExpiredByLab()) return 'expired (by the lab)';
     const seconds = Math.max(0, Math.ceil((expiresAt.getTime() - this.now()) / 1000));
     return seconds === 0 ? 'expired' : `${seconds} s left`;
+  });
+  /** The line under it: when the token expires, or, once the lab expired it, when that was. */
+  protected readonly expiryText = computed(() => {
+    if (this.refreshing()) return 'Refreshing now…';
+    const expiresAt = this.auth.expiresAt()?.toLocaleTimeString() ?? null;
+    const byLab = this.expiredByLab();
+    // Its exp is still ahead: "Expires <a later time>" next to "expired" would contradict itself.
+    if (byLab && this.isExpiredByLab()) {
+      return `Expired by the lab at ${new Date(byLab.at).toLocaleTimeString()}, ahead of its own expiry (${expiresAt ?? 'none'}); the next call refreshes it`;
+    }
+    return `Expires ${expiresAt ?? 'never (no token)'}`;
   });
 
   constructor() {
@@ -204,10 +233,23 @@ export class AuthLabPage {
   }
 
   protected expireNow(): void {
-    this.server?.expireAccessTokensNow();
+    this.expireFailed.set(false);
+    if (this.server) {
+      this.server.expireAccessTokensNow();
+      this.markExpiredByLab();
+      return;
+    }
+    // The server expires the token the call carried (a fresh one, if the call had to refresh first).
+    this.expireOnServer?.().subscribe({
+      next: () => this.markExpiredByLab(),
+      error: () => this.expireFailed.set(true),
+    });
+  }
+
+  private markExpiredByLab(): void {
+    const token = this.auth.accessToken();
+    if (token !== null) this.expiredByLab.set({ token, at: Date.now() });
     this.log.tokenExpiredByLab();
-    // The backend's switch is not a signal: nudge the countdown so it shows the change at once.
-    this.now.set(Date.now());
   }
 
   protected revoke(): void {
