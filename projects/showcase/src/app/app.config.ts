@@ -10,6 +10,7 @@ import { httpBackendFeatures } from './http-backend-features';
 import { labCallTracker } from './lab/lab-call-tracker';
 import { provideLabLog } from './lab/lab-log';
 import { provideChangeDetection } from './provide-change-detection';
+import { provideSessionHint } from './session-hint';
 import { proactiveRefresh } from './tab-choice';
 
 /**
@@ -48,6 +49,9 @@ export const appConfig: ApplicationConfig = {
       ...authFeatures,
     ),
     provideUsersApi({ baseUrl: '/api', version: 1 }),
+    // Remembers whether this browser may hold a session, so that a first visit makes no refresh
+    // call that can only answer 401 (sessionGuard, app.routes.ts)
+    provideSessionHint(),
     // demo: the auth lab's log hears the library's events from the start (the sign-in announces the
     // first refresh due, before the lab page opens)
     provideLabLog(),

@@ -1,7 +1,11 @@
 import type { Routes } from '@angular/router';
-import { authGuard } from 'ngx-token-refresh/router';
 
-/** Pages of the showcase; everything but the login page needs a session. */
+import { sessionGuard } from './session-hint';
+
+/**
+ * Pages of the showcase; everything but the login page needs a session (authGuard, which restores it
+ * after a reload, behind sessionGuard, which skips that restore when no session can exist).
+ */
 export const routes: Routes = [
   {
     path: 'login',
@@ -11,13 +15,13 @@ export const routes: Routes = [
   {
     path: 'users',
     title: 'Users · ngx-token-refresh',
-    canActivate: [authGuard],
+    canActivate: [sessionGuard],
     loadComponent: () => import('./pages/users-page').then((m) => m.UsersPage),
   },
   {
     path: 'lab',
     title: 'Auth lab · ngx-token-refresh',
-    canActivate: [authGuard],
+    canActivate: [sessionGuard],
     loadComponent: () => import('./pages/auth-lab-page').then((m) => m.AuthLabPage),
   },
   { path: '', pathMatch: 'full', redirectTo: 'lab' },

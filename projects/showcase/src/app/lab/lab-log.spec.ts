@@ -193,7 +193,7 @@ describe('the auth lab’s refreshes', () => {
     httpTesting.expectOne('/auth/refresh').flush(null, UNAUTHORIZED);
 
     expect(log.refreshes().map(({ cause, outcome }) => `${cause}: ${outcome}`)).toEqual([
-      'restoring the session: failed',
+      'restoring the session: no session',
       'expired while away: refreshed',
       'after a 401: refreshed',
       'ahead of expiry: failed, token kept',

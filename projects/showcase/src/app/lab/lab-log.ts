@@ -1,3 +1,4 @@
+import { HttpErrorResponse } from '@angular/common/http';
 import {
   type EnvironmentProviders,
   Injectable,
@@ -50,8 +51,13 @@ export interface LabCall {
 export type LabRefreshCause =
   'ahead of expiry' | 'after a 401' | 'restoring the session' | 'expired while away' | 'another tab refreshed';
 
-/** How a refresh ended. `failed, token kept`: one ahead of expiry failed, and the still valid token stays. */
-export type LabRefreshOutcome = 'pending' | 'refreshed' | 'failed' | 'failed, token kept' | 'token from another tab';
+/**
+ * How a refresh ended. `failed, token kept`: one ahead of expiry failed, and the still valid token
+ * stays. `no session`: restoring the session found none (the server answered 401: no refresh cookie,
+ * or one it no longer accepts), which is no failure: the tab was simply not signed in.
+ */
+export type LabRefreshOutcome =
+  'pending' | 'refreshed' | 'failed' | 'failed, token kept' | 'no session' | 'token from another tab';
 
 /** One refresh of this tab's token. */
 export interface LabRefresh {
@@ -168,7 +174,7 @@ export class LabLog {
           return this.stepWaiting('refresh');
         case 'refreshFailed':
           this.callsMade.update((count) => count + 1);
-          this.endRefresh(event.ahead ? 'failed, token kept' : 'failed');
+          this.endRefresh(event.ahead ? 'failed, token kept' : this.isNoSession(event.error) ? 'no session' : 'failed');
           return this.stepWaiting('refresh failed');
         case 'tokenReceived':
           // Cross-tab sync: another tab's refresh ended this tab's wait, without a call of its own;
@@ -270,6 +276,17 @@ export class LabLog {
     if (call && this.entries().some((entry) => entry.outcome === 'pending')) {
       this.refreshesInBurst.update((count) => count + 1);
     }
+  }
+
+  /** Whether the refresh in flight restores the session, and the server said there is none (401). */
+  private isNoSession(error: unknown): boolean {
+    const refresh = this.refreshEntries()[0];
+    return (
+      refresh?.outcome === 'pending' &&
+      refresh.cause === 'restoring the session' &&
+      error instanceof HttpErrorResponse &&
+      error.status === 401
+    );
   }
 
   /** The refresh ended: every call waiting for it (last step queued or held) gets the outcome. */

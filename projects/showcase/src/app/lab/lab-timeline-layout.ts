@@ -188,6 +188,7 @@ function refreshSpan(refresh: LabRefresh, now: number): Span {
       : { ...base, kind: 'token-from-tab', label: 'waited, took another tab’s token' };
   }
   if (refresh.outcome === 'failed') return { ...base, kind: 'refresh-failed-call', label: 'refresh failed' };
+  if (refresh.outcome === 'no session') return { ...base, kind: 'refresh-restore', label: 'no session to restore' };
   if (refresh.outcome === 'failed, token kept') {
     return { ...base, kind: 'refresh-failed-call', label: 'refresh ahead failed, token kept' };
   }
