@@ -71,6 +71,7 @@ import { layoutLabTimeline } from '../lab/lab-timeline-layout';
                       class="bar"
                       [class.moment]="bar.moment"
                       [class.open]="bar.open"
+                      [class.after-tag]="$index > 0 && row.bars[$index - 1].moment"
                       [attr.data-kind]="bar.kind"
                       [style.left.%]="bar.left"
                       [style.width.%]="bar.moment ? null : bar.width"
