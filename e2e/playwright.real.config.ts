@@ -28,6 +28,8 @@ const SERVER_ENV = {
   REFRESH_RATE_LIMIT_MAX: '1000',
   LOGOUT_RATE_LIMIT_MAX: '1000',
   LOG_LEVEL: 'warn',
+  // The auth lab's "Expire access token now" against the server (development only; off by default).
+  DEV_LAB_ROUTES: 'true',
   DATABASE_URL: '',
   PGLITE_DATA_DIR: '',
 };
@@ -80,7 +82,7 @@ export default defineConfig({
     },
   },
   projects: [
-    { name: 'real', testMatch: ['real-server.spec.ts', 'real-server-tabs.spec.ts'] },
+    { name: 'real', testMatch: ['real-server.spec.ts', 'real-server-tabs.spec.ts', 'real-server-lab.spec.ts'] },
     {
       name: 'real-proactive',
       testMatch: 'real-server-proactive.spec.ts',

@@ -20,7 +20,9 @@ test('login sets a refresh cookie that page scripts cannot read', async ({ page,
   ).not.toContain(refresh?.value ?? '');
   await expect(page.getByTestId('signed-in-as')).toHaveText('Signed in as ada');
   await expect(page.getByTestId('real-server-note')).toBeVisible();
-  await expect(page.getByTestId('expire-token')).toHaveCount(0);
+  // The server's own "expire now" (DEV_LAB_ROUTES=true here), but no in-memory switch to revoke.
+  await expect(page.getByTestId('expire-token')).toBeVisible();
+  await expect(page.getByTestId('revoke-refresh')).toHaveCount(0);
 });
 
 test('after the access token expires, a burst of 10 calls makes exactly one POST /auth/refresh and 10 successes', async ({

@@ -118,6 +118,61 @@ test('auth lab: ten calls with an expired token cause exactly one refresh and te
   await shot(page, 'auth-lab');
 });
 
+test('auth lab: a token expired by the lab shows no expiry time still ahead next to "expired"', async ({ page }) => {
+  await signIn(page);
+  const remaining = page.getByTestId('token-remaining');
+  // The line under the countdown, however it is marked.
+  const expiryLine = remaining.locator('xpath=following-sibling::p[1]');
+  await expect(expiryLine).toHaveText(/^Expires \d/);
+
+  await page.getByTestId('expire-token').click();
+
+  await expect(remaining).toHaveText('expired (by the lab)');
+  await expect(expiryLine).toHaveText(/^Expired by the lab at .+, ahead of its own expiry/);
+  await expect(expiryLine).not.toHaveText(/^Expires/);
+});
+
+test('auth lab: signing in on a first visit lists no refresh, least of all a failed one', async ({ page }) => {
+  await page.goto('/');
+  await expect(page).toHaveURL(/\/login\?returnUrl=%2Flab$/);
+  await page.getByTestId('username').fill('ada');
+  await page.getByTestId('password').fill('lovelace');
+  await page.getByTestId('login-submit').click();
+  await expect(page).toHaveURL(/\/lab$/);
+
+  await expect(page.getByTestId('refresh-row')).toHaveCount(0);
+  await expect(page.getByText('None since this tab started.')).toBeVisible();
+});
+
+test('auth lab: a restore that finds no session (after a reload) is listed as "no session", not as failed', async ({
+  page,
+}) => {
+  await signIn(page);
+  // The in-memory backend lives in the page: after a reload it has no session to restore.
+  await page.reload();
+  await expect(page).toHaveURL(/\/login\?returnUrl=%2Flab$/);
+  await expect(page.getByTestId('session-message')).toHaveCount(0);
+  await page.getByTestId('username').fill('ada');
+  await page.getByTestId('password').fill('lovelace');
+  await page.getByTestId('login-submit').click();
+  await expect(page).toHaveURL(/\/lab$/);
+
+  const row = page.getByTestId('refresh-row');
+  await expect(row).toHaveCount(1);
+  await expect(row).toContainText('restoring the session');
+  await expect(row.locator('[data-outcome]')).toHaveText('no session');
+  // Neutral: none of the error colour of a failed refresh.
+  const background = await row.locator('[data-outcome]').evaluate((chip) => getComputedStyle(chip).backgroundColor);
+  const errorColour = await page.evaluate(() => {
+    const probe = document.body.appendChild(document.createElement('span'));
+    probe.style.background = 'var(--mat-sys-error-container)';
+    const colour = getComputedStyle(probe).backgroundColor;
+    probe.remove();
+    return colour;
+  });
+  expect(background).not.toBe(errorColour);
+});
+
 test('auth lab timeline: ten queued calls wait on one refresh bar, and repeat after it ends', async ({ page }) => {
   await signIn(page);
   await expect(page.getByTestId('timeline-empty')).toBeVisible();
