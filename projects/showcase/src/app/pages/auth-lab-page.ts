@@ -24,8 +24,9 @@ import { LabWiringPanel } from './lab-wiring-panel';
  * Makes the mechanism visible: the access token's remaining life, switches to expire it or to
  * revoke the refresh token, a burst of N parallel calls, each call's timeline, this tab's refreshes
  * (proactive refresh on or off, the next one due, what started each), and how this tab shares its
- * session with other tabs. Against a real server (no LAB_BACKEND) the switches are gone, tokens
- * expire on their own, and refreshes are counted from the library's events.
+ * session with other tabs. Against a real server (no LAB_BACKEND) only "expire now" stays, through
+ * the server's development-only route (LAB_EXPIRE_ON_SERVER); tokens also expire on their own, and
+ * refreshes are counted from the library's events.
  */
 @Component({
   selector: 'app-auth-lab-page',
