@@ -1,4 +1,5 @@
 import { defineConfig } from '@playwright/test';
+import { chromiumLaunchOptions } from './chromium-launch-options.mjs';
 
 /**
  * Browser tests of the showcase's production build, in Debian's Chromium (or the browser at
@@ -19,19 +20,7 @@ export default defineConfig({
     baseURL: 'http://127.0.0.1:4310',
     trace: 'retain-on-failure',
     screenshot: 'only-on-failure',
-    launchOptions: {
-      executablePath: process.env['CHROME_BIN'] || '/usr/bin/chromium',
-      // Without the background-networking flags Chromium keeps dialling Google on this closed network.
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    },
+    launchOptions: chromiumLaunchOptions,
   },
   webServer: {
     command: 'node e2e/serve-showcase.mjs dist/showcase/browser',

@@ -1,4 +1,5 @@
 import { defineConfig } from '@playwright/test';
+import { chromiumLaunchOptions } from './chromium-launch-options.mjs';
 
 /** Where the reference server listens during these tests (away from `npm run server`'s 3000). */
 const SERVER_PORT = 3101;
@@ -67,19 +68,7 @@ export default defineConfig({
     baseURL: `http://127.0.0.1:${SHOWCASE_PORT}`,
     trace: 'retain-on-failure',
     screenshot: 'only-on-failure',
-    launchOptions: {
-      executablePath: process.env['CHROME_BIN'] || '/usr/bin/chromium',
-      // Without the background-networking flags Chromium keeps dialling Google on this closed network.
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    },
+    launchOptions: chromiumLaunchOptions,
   },
   projects: [
     { name: 'real', testMatch: ['real-server.spec.ts', 'real-server-tabs.spec.ts', 'real-server-lab.spec.ts'] },

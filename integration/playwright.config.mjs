@@ -1,4 +1,5 @@
 import { defineConfig } from '@playwright/test';
+import { chromiumLaunchOptions } from '../e2e/chromium-launch-options.mjs';
 
 /**
  * The browser test of an integration app, run by run.mjs, which starts the app's server (APP_URL)
@@ -18,17 +19,6 @@ export default defineConfig({
   use: {
     baseURL: process.env['APP_URL'],
     trace: 'retain-on-failure',
-    launchOptions: {
-      executablePath: process.env['CHROME_BIN'] || '/usr/bin/chromium',
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    },
+    launchOptions: chromiumLaunchOptions,
   },
 });
