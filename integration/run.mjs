@@ -13,6 +13,7 @@
 //   pack        npm pack dist/ngx-token-refresh -> integration/.pack/ngx-token-refresh.tgz
 //   install     npm ci in the app (its lockfile), then npm install --no-save of that tarball; checks
 //               that the installed files are the packed ones
+//   fixtures    the test pages, session code and spec shared by the apps: fixtures/ copied into the app
 //   ng add      the packed library's ng-add schematic, run again on the app, changes nothing; then, in a
 //               scratch copy with the app.config.ts that ng new wrote (ng-new/), with its defaults, twice
 //               (the second run changes nothing), and ng build of the result
@@ -191,6 +192,18 @@ try {
     }
     const version = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')).version;
     console.log(`ngx-token-refresh ${version}: fesm2022/ and types/ match dist/ngx-token-refresh`);
+  });
+
+  await step('the shared test pages: integration/fixtures/ copied into the app', () => {
+    // Both apps test the same pages, session code and spec; they are kept once, in fixtures/, and
+    // written over the app's copies on every run (git ignores those copies).
+    const fixtures = join(here, 'fixtures');
+    for (const file of filesUnder(fixtures)) {
+      const target = join(appDir, relative(fixtures, file));
+      mkdirSync(dirname(target), { recursive: true });
+      copyFileSync(file, target);
+      console.log(relative(root, target));
+    }
   });
 
   await step('ng add schematic from the tarball: the app is already set up', () => {
