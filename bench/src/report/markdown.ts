@@ -32,7 +32,25 @@ const STATUS: Readonly<Record<string, string>> = {
 
 /** bench/RESULTS.md, from the results alone (so it can be written again from results.json). */
 export function renderMarkdown(results: BenchResults, options: { chart: string | null; findings: string | null }) {
-  const label = (id: string) => results.contenders.find((c) => c.id === id)?.label ?? id;
+  const label: Label = (id) => results.contenders.find((c) => c.id === id)?.label ?? id;
+  return [
+    ...renderHeader(results, options),
+    ...renderGoals(results),
+    ...renderContenders(results),
+    ...(results.happyPath ? renderHappyPath(results.happyPath, label) : []),
+    ...(results.burst ? renderBurst(results.burst, label, options) : []),
+    ...(results.soak ? renderSoak(results.soak, label) : []),
+    ...(results.bundle ? renderBundle(results.bundle) : []),
+    ...(results.roundTrips ? renderRoundTrips(results.roundTrips, label) : []),
+    ...renderMethod(),
+  ].join('\n');
+}
+
+/** A contender's name in the tables, from its id. */
+type Label = (id: string) => string;
+
+/** The title, how the run was made, the machine, and the warnings about it. */
+function renderHeader(results: BenchResults, options: { findings: string | null }): string[] {
   const out: string[] = [];
   const { machine } = results;
   out.push(
@@ -82,6 +100,12 @@ export function renderMarkdown(results: BenchResults, options: { chart: string |
     );
   }
 
+  return out;
+}
+
+/** The goals, met or not. */
+function renderGoals(results: BenchResults): string[] {
+  const out: string[] = [];
   out.push(
     '## Goals',
     '',
@@ -93,6 +117,12 @@ export function renderMarkdown(results: BenchResults, options: { chart: string |
     '',
   );
 
+  return out;
+}
+
+/** Who is compared, and how each is wired. */
+function renderContenders(results: BenchResults): string[] {
+  const out: string[] = [];
   out.push(
     '## Contenders',
     '',
@@ -104,277 +134,297 @@ export function renderMarkdown(results: BenchResults, options: { chart: string |
     '',
   );
 
-  const happy = results.happyPath;
-  if (happy) {
-    out.push(
-      '## 1. Happy path',
-      '',
-      `A signed-in app sends \`GET /api/items\` with a valid token as fast as it can; every request is answered at once.`,
-      `Each contender runs in ${happy.isolates} worker process${happy.isolates === 1 ? '' : 'es'} of its own (each its own heap and JIT state;`,
-      'V8 optimises the same code differently from one isolate to the next), measured one at a time in',
-      `${happy.rounds} interleaved round${happy.rounds === 1 ? '' : 's'} of ${happy.roundMs} ms after warm-up rounds. Time is the process's CPU time, which`,
-      'other processes of a busy machine disturb far less than the wall clock. Per process the fastest round counts;',
-      'per contender, the median over its processes. Also shown: the same by the wall clock, the median of all',
-      "rounds, and the fastest round of the contender's fastest and slowest process.",
-      '',
-      table(
-        [
-          'contender',
-          'req/s',
-          'ns/request (CPU)',
-          'wall clock (ns)',
-          'median of all rounds (ns)',
-          'processes (ns)',
-          '× bare',
-          '× attach-only',
-          'added over bare (ns)',
-          'added × attach-only',
-        ],
-        happy.rows.map((r) => [
-          label(r.contender),
-          int(r.requestsPerSecond),
-          int(r.nsPerRequest),
-          int(r.wallNsPerRequest),
-          int(r.nsPerRequestMedian),
-          `${int(r.nsPerRequestBestRange[0])}–${int(r.nsPerRequestBestRange[1])}`,
-          fixed(r.ratioToBare, 2),
-          fixed(r.ratioToAttachOnly, 2),
-          r.contender === 'bare' ? '–' : int(r.overheadNs),
-          r.contender === 'bare' ? '–' : fixed(r.overheadRatioToAttachOnly, 2),
-        ]),
-      ),
-      '',
-    );
-  }
+  return out;
+}
 
-  const burst = results.burst;
-  if (burst) {
-    const contenders = [...new Set(burst.cells.map((c) => c.contender))];
-    const cell = (id: string, n: number) => burst.cells.find((c) => c.contender === id && c.n === n);
-    const grid = (render: (c: BurstCell) => string) =>
-      table(
-        ['contender', ...burst.sizes.map((n) => `N = ${int(n)}`)],
-        contenders.map((id) => [
-          label(id),
-          ...burst.sizes.map((n) => {
-            const c = cell(id, n);
-            if (!c) return '–';
-            return c.status === 'ok' || c.status === 'multiple-refresh' ? render(c) : STATUS[c.status];
-          }),
-        ]),
-      );
-    out.push(
-      '## 2. Burst after expiry',
-      '',
-      'The server expires the token; N requests go out and are all held by the backend, then all answered 401 at',
-      'once (the first one starts the refresh, which the backend holds too); then the refresh answers. Timed: from the',
-      'refresh answer until the last of the N requests has settled. Each (contender, N) runs in fresh worker processes',
-      '(several up to N = 10,000: one process tends to stay in one garbage-collection regime, see FINDINGS.md), after',
-      'warm-up bursts in each; the figure is the median over the repetitions of all its processes',
-      `(${burst.sizes.map((n) => `${int(cell(contenders[0], n)?.samples ?? 0)} at N = ${int(n)}`).join(', ')}).`,
-      'Contenders that only attach a token have no refresh and are left out.',
-      '',
-      '### Settle time (ms of CPU time, median; lowest–highest)',
-      '',
-      'CPU time of the worker process from the refresh answer until all N settled (the work is synchronous, so on a',
-      'quiet machine it is the wall-clock time, plus what V8 does on its helper threads for GC).',
-      '',
-      grid((c) => `${ms(c.settleMs!)} (${ms(c.settleMsRange![0])}–${ms(c.settleMsRange![1])})`),
-      '',
-      '### Settle time by the wall clock (ms, median)',
-      '',
-      grid((c) => ms(c.wallSettleMs!)),
-      '',
-      options.chart ? `![Burst settle time against N](${options.chart})\n` : '',
-      '### Refresh calls per burst (must be 1), and requests that did not succeed',
-      '',
-      grid(
-        (c) =>
-          `${c.refreshCalls}${c.failed ? `, ${int(c.failed)} failed` : ''}${c.pending ? `, ${int(c.pending)} hung` : ''}`,
-      ),
-      '',
-      '### Heap',
-      '',
-      'From separate bursts after the timed ones (with full GCs around them). Peak: the highest reading of the',
-      "worker's used V8 heap (after sending, after the 401s, after settling) above the start of the burst, garbage",
-      'included. Queued: live heap (after full GCs) per request while all N wait for the refresh.',
-      '',
-      // Below N = 100 the live heap of the queue is smaller than what a GC leaves to chance.
-      grid((c) =>
-        c.n < 100
-          ? `${mb(c.peakHeapBytes!)} peak`
-          : `${mb(c.peakHeapBytes!)} peak, ${int(c.queuedBytesPerRequest!)} B/request queued`,
-      ),
-      '',
-      '### Growth with N',
-      '',
-      `Ratios of the settle time between decades (×10 is linear) and the slope of log(time) against log(N) over`,
-      `N = 1,000…100,000 (1 is linear, 2 quadratic; counted as linear up to ${LINEAR_SLOPE_LIMIT}).`,
-      '',
-      table(
-        ['contender', ...burst.sizes.slice(0, -1).map((n) => `${int(n)} → ${int(n * 10)}`), 'slope', 'linear'],
-        burst.linearity.map((l) => [
-          label(l.contender),
-          ...burst.sizes.slice(0, -1).map((n) => {
-            const ratio = l.decadeRatios.find((d) => d.from === n);
-            return ratio ? `×${fixed(ratio.ratio, 1)}` : '–';
-          }),
-          l.slope === null ? '–' : fixed(l.slope, 2),
-          l.linear === null ? '–' : l.linear ? 'yes' : '**no**',
-        ]),
-      ),
-      '',
-      `### When the refresh fails (N = ${int(burst.failure[0]?.n ?? 0)})`,
-      '',
-      'The same burst, but the refresh answers 401 (refresh token revoked). Every request must end with an error;',
-      'none may hang.',
-      '',
-      table(
-        ['contender', 'outcome', 'refresh calls', 'rejected', 'succeeded', 'never settled'],
-        burst.failure.map((f) => [
-          label(f.contender),
-          f.status === 'ok' ? 'all rejected' : STATUS[f.status],
-          f.refreshCalls === null ? '–' : int(f.refreshCalls),
-          f.rejected === null ? '–' : int(f.rejected),
-          f.succeeded === null ? '–' : int(f.succeeded),
-          f.pending === null ? '–' : int(f.pending),
-        ]),
-      ),
-      '',
-    );
-  }
+/** 1. The happy path: one request at a time with a valid token. */
+function renderHappyPath(happy: NonNullable<BenchResults['happyPath']>, label: Label): string[] {
+  const out: string[] = [];
+  out.push(
+    '## 1. Happy path',
+    '',
+    `A signed-in app sends \`GET /api/items\` with a valid token as fast as it can; every request is answered at once.`,
+    `Each contender runs in ${happy.isolates} worker process${happy.isolates === 1 ? '' : 'es'} of its own (each its own heap and JIT state;`,
+    'V8 optimises the same code differently from one isolate to the next), measured one at a time in',
+    `${happy.rounds} interleaved round${happy.rounds === 1 ? '' : 's'} of ${happy.roundMs} ms after warm-up rounds. Time is the process's CPU time, which`,
+    'other processes of a busy machine disturb far less than the wall clock. Per process the fastest round counts;',
+    'per contender, the median over its processes. Also shown: the same by the wall clock, the median of all',
+    "rounds, and the fastest round of the contender's fastest and slowest process.",
+    '',
+    table(
+      [
+        'contender',
+        'req/s',
+        'ns/request (CPU)',
+        'wall clock (ns)',
+        'median of all rounds (ns)',
+        'processes (ns)',
+        '× bare',
+        '× attach-only',
+        'added over bare (ns)',
+        'added × attach-only',
+      ],
+      happy.rows.map((r) => [
+        label(r.contender),
+        int(r.requestsPerSecond),
+        int(r.nsPerRequest),
+        int(r.wallNsPerRequest),
+        int(r.nsPerRequestMedian),
+        `${int(r.nsPerRequestBestRange[0])}–${int(r.nsPerRequestBestRange[1])}`,
+        fixed(r.ratioToBare, 2),
+        fixed(r.ratioToAttachOnly, 2),
+        r.contender === 'bare' ? '–' : int(r.overheadNs),
+        r.contender === 'bare' ? '–' : fixed(r.overheadRatioToAttachOnly, 2),
+      ]),
+    ),
+    '',
+  );
+  return out;
+}
 
-  const soak = results.soak;
-  if (soak) {
-    const first = soak.rows[0];
-    out.push(
-      '## 3. Soak',
-      '',
-      `${int(first?.cycles ?? 0)} expiry cycles, each a burst of ${first?.burstSize ?? 0} requests failing with 401 and one refresh,`,
-      'after warm-up cycles, in a fresh worker process per contender. Heap: V8 heap outside the code spaces, lowest of',
-      'several readings after full GCs and event-loop turns (10 more cycles run between two such readings, to let V8',
-      'finish its deferred clean-up), above the same reading after the warm-up. The control',
-      'sends the same requests without any expiry (attach-only, nothing fails): what the harness, HttpClient and V8',
-      'leave behind by themselves. A subscription or closure kept per cycle would show as growth above the control',
-      '(10 bytes per cycle make 100 KB).',
-      '',
-      table(
-        [
-          'contender',
-          'growth',
-          'net of the control',
-          'readings on the way',
-          'refresh calls',
-          'failed',
-          'hung',
-          'ms/cycle',
-        ],
-        soak.rows.map((r) =>
-          r.status !== 'ok'
-            ? [r.control ? 'control' : label(r.contender), STATUS[r.status] ?? r.status, '–', '–', '–', '–', '–', '–']
-            : [
-                r.control ? `control: ${label(r.contender)}, no expiry` : label(r.contender),
-                `${signed(r.growthBytes!)} B`,
-                r.netGrowthBytes === null ? '–' : `**${signed(r.netGrowthBytes)} B**`,
-                r.checkpoints.map((c) => `${signed(Math.round(c.bytes / 1000))}K`).join(' '),
-                int(r.refreshCalls!),
-                int(r.failedRequests!),
-                int(r.hungRequests!),
-                fixed(r.msPerCycle!, 3),
-              ],
-        ),
-      ),
-      '',
+/** 2. Bursts after expiry: settle time, refresh calls, heap, growth with N, the failed refresh. */
+function renderBurst(
+  burst: NonNullable<BenchResults['burst']>,
+  label: Label,
+  options: { chart: string | null },
+): string[] {
+  const out: string[] = [];
+  const contenders = [...new Set(burst.cells.map((c) => c.contender))];
+  const cell = (id: string, n: number) => burst.cells.find((c) => c.contender === id && c.n === n);
+  const grid = (render: (c: BurstCell) => string) =>
+    table(
+      ['contender', ...burst.sizes.map((n) => `N = ${int(n)}`)],
+      contenders.map((id) => [
+        label(id),
+        ...burst.sizes.map((n) => {
+          const c = cell(id, n);
+          if (!c) return '–';
+          return c.status === 'ok' || c.status === 'multiple-refresh' ? render(c) : STATUS[c.status];
+        }),
+      ]),
     );
-  }
+  out.push(
+    '## 2. Burst after expiry',
+    '',
+    'The server expires the token; N requests go out and are all held by the backend, then all answered 401 at',
+    'once (the first one starts the refresh, which the backend holds too); then the refresh answers. Timed: from the',
+    'refresh answer until the last of the N requests has settled. Each (contender, N) runs in fresh worker processes',
+    '(several up to N = 10,000: one process tends to stay in one garbage-collection regime, see FINDINGS.md), after',
+    'warm-up bursts in each; the figure is the median over the repetitions of all its processes',
+    `(${burst.sizes.map((n) => `${int(cell(contenders[0], n)?.samples ?? 0)} at N = ${int(n)}`).join(', ')}).`,
+    'Contenders that only attach a token have no refresh and are left out.',
+    '',
+    '### Settle time (ms of CPU time, median; lowest–highest)',
+    '',
+    'CPU time of the worker process from the refresh answer until all N settled (the work is synchronous, so on a',
+    'quiet machine it is the wall-clock time, plus what V8 does on its helper threads for GC).',
+    '',
+    grid((c) => `${ms(c.settleMs!)} (${ms(c.settleMsRange![0])}–${ms(c.settleMsRange![1])})`),
+    '',
+    '### Settle time by the wall clock (ms, median)',
+    '',
+    grid((c) => ms(c.wallSettleMs!)),
+    '',
+    options.chart ? `![Burst settle time against N](${options.chart})\n` : '',
+    '### Refresh calls per burst (must be 1), and requests that did not succeed',
+    '',
+    grid(
+      (c) =>
+        `${c.refreshCalls}${c.failed ? `, ${int(c.failed)} failed` : ''}${c.pending ? `, ${int(c.pending)} hung` : ''}`,
+    ),
+    '',
+    '### Heap',
+    '',
+    'From separate bursts after the timed ones (with full GCs around them). Peak: the highest reading of the',
+    "worker's used V8 heap (after sending, after the 401s, after settling) above the start of the burst, garbage",
+    'included. Queued: live heap (after full GCs) per request while all N wait for the refresh.',
+    '',
+    // Below N = 100 the live heap of the queue is smaller than what a GC leaves to chance.
+    grid((c) =>
+      c.n < 100
+        ? `${mb(c.peakHeapBytes!)} peak`
+        : `${mb(c.peakHeapBytes!)} peak, ${int(c.queuedBytesPerRequest!)} B/request queued`,
+    ),
+    '',
+    '### Growth with N',
+    '',
+    `Ratios of the settle time between decades (×10 is linear) and the slope of log(time) against log(N) over`,
+    `N = 1,000…100,000 (1 is linear, 2 quadratic; counted as linear up to ${LINEAR_SLOPE_LIMIT}).`,
+    '',
+    table(
+      ['contender', ...burst.sizes.slice(0, -1).map((n) => `${int(n)} → ${int(n * 10)}`), 'slope', 'linear'],
+      burst.linearity.map((l) => [
+        label(l.contender),
+        ...burst.sizes.slice(0, -1).map((n) => {
+          const ratio = l.decadeRatios.find((d) => d.from === n);
+          return ratio ? `×${fixed(ratio.ratio, 1)}` : '–';
+        }),
+        l.slope === null ? '–' : fixed(l.slope, 2),
+        l.linear === null ? '–' : l.linear ? 'yes' : '**no**',
+      ]),
+    ),
+    '',
+    `### When the refresh fails (N = ${int(burst.failure[0]?.n ?? 0)})`,
+    '',
+    'The same burst, but the refresh answers 401 (refresh token revoked). Every request must end with an error;',
+    'none may hang.',
+    '',
+    table(
+      ['contender', 'outcome', 'refresh calls', 'rejected', 'succeeded', 'never settled'],
+      burst.failure.map((f) => [
+        label(f.contender),
+        f.status === 'ok' ? 'all rejected' : STATUS[f.status],
+        f.refreshCalls === null ? '–' : int(f.refreshCalls),
+        f.rejected === null ? '–' : int(f.rejected),
+        f.succeeded === null ? '–' : int(f.succeeded),
+        f.pending === null ? '–' : int(f.pending),
+      ]),
+    ),
+    '',
+  );
+  return out;
+}
 
-  const bundle = results.bundle;
-  if (bundle) {
-    const variant = (id: string | null) => bundle.variants.find((v) => v.id === id);
-    out.push(
-      '## 4. Bundle cost',
-      '',
-      'Production builds (`ng build`, `@angular/build:application`, optimization on) of a minimal zoneless app whose',
-      'component calls the API once: with `provideHttpClient()` only, then with each contender added and used',
-      `(bench/bundle/). Sizes are of all emitted JavaScript; gzip at level ${bundle.gzipLevel}. "By package" splits the added`,
-      "minified bytes by where they come from (the build's stats).",
-      '',
-      table(
-        ['variant', 'raw', 'gzip', 'added raw', 'added gzip', 'compared with', 'added by package (minified bytes)'],
-        bundle.variants.map((v) => [
-          v.description,
-          int(v.rawBytes),
-          int(v.gzipBytes),
-          v.addedRawBytes === null ? '–' : signed(v.addedRawBytes),
-          v.addedGzipBytes === null ? '–' : `**${signed(v.addedGzipBytes)}**`,
-          variant(v.baseline)?.id ?? '–',
-          Object.entries(v.addedByPackage)
-            .filter(([, bytes]) => Math.abs(bytes) >= 100)
-            .sort((a, b) => b[1] - a[1])
-            .map(([name, bytes]) => `${name} ${signed(bytes)}`)
-            .join(', ') || '–',
-        ]),
-        ['l', 'r', 'r', 'r', 'r', 'l', 'l'],
+/** 3. The soak: heap growth over many expiry cycles, against a control. */
+function renderSoak(soak: NonNullable<BenchResults['soak']>, label: Label): string[] {
+  const out: string[] = [];
+  const first = soak.rows[0];
+  out.push(
+    '## 3. Soak',
+    '',
+    `${int(first?.cycles ?? 0)} expiry cycles, each a burst of ${first?.burstSize ?? 0} requests failing with 401 and one refresh,`,
+    'after warm-up cycles, in a fresh worker process per contender. Heap: V8 heap outside the code spaces, lowest of',
+    'several readings after full GCs and event-loop turns (10 more cycles run between two such readings, to let V8',
+    'finish its deferred clean-up), above the same reading after the warm-up. The control',
+    'sends the same requests without any expiry (attach-only, nothing fails): what the harness, HttpClient and V8',
+    'leave behind by themselves. A subscription or closure kept per cycle would show as growth above the control',
+    '(10 bytes per cycle make 100 KB).',
+    '',
+    table(
+      [
+        'contender',
+        'growth',
+        'net of the control',
+        'readings on the way',
+        'refresh calls',
+        'failed',
+        'hung',
+        'ms/cycle',
+      ],
+      soak.rows.map((r) =>
+        r.status !== 'ok'
+          ? [r.control ? 'control' : label(r.contender), STATUS[r.status] ?? r.status, '–', '–', '–', '–', '–', '–']
+          : [
+              r.control ? `control: ${label(r.contender)}, no expiry` : label(r.contender),
+              `${signed(r.growthBytes!)} B`,
+              r.netGrowthBytes === null ? '–' : `**${signed(r.netGrowthBytes)} B**`,
+              r.checkpoints.map((c) => `${signed(Math.round(c.bytes / 1000))}K`).join(' '),
+              int(r.refreshCalls!),
+              int(r.failedRequests!),
+              int(r.hungRequests!),
+              fixed(r.msPerCycle!, 3),
+            ],
       ),
-      '',
-    );
-  }
+    ),
+    '',
+  );
+  return out;
+}
 
-  const trips = results.roundTrips;
-  if (trips) {
-    const s = trips.scenario;
-    const perExpiry = (value: number | null, digits: number) => (value === null ? '–' : fixed(value, digits));
-    out.push(
-      '## 5. Added round trips per token expiry',
-      '',
-      `The showcase's scenario on a virtual clock: access tokens (JWTs with \`iat\` and \`exp\`) live ${int(s.tokenLifetimeMs / 1000)} s, every round trip takes`,
-      `${int(s.latencyMs)} ms ± ${int(s.jitterMs)} ms (seeded), and the app sends evenly spaced requests for ${s.lifetimes} token`,
-      'lifetimes. An expiry is a token that carried requests and then ended: rejected as expired, or replaced ahead of',
-      'expiry (a newer token carried a request after it had served at least half its lifetime; the token still in use',
-      'when the traffic stops is not one). Counted per expiry: requests answered 401 (each a round trip spent for',
-      'nothing, then repeated) and refresh calls (a duplicate refresh, whose token is never used or soon replaced,',
-      'shows as more than 1); per minute of traffic, the refresh calls, which show what refreshing ahead of expiry',
-      'costs. ngx-token-refresh is wired as in the showcase (`provideAuth` + `tokenRefreshInterceptor`), reactive and',
-      `with \`withProactiveRefresh()\` (defaults: a ${int(s.tokenLifetimeMs / 1000)} s token is refreshed ${fixed(Math.min(60_000, s.tokenLifetimeMs / 4) / 1000, 1)} s before it expires); the apps' timers`,
-      'and `Date.now` run on the virtual clock.',
-      ...(trips.run
-        ? [
-            '',
-            `Measured by \`${trips.run.command}\` on ${trips.run.date}, ngx-token-refresh ${trips.run.library}, apart from`,
-            'the run in the header, and merged into its results; so is the goal on round trips.',
-          ]
-        : []),
-      '',
-      table(
-        [
-          'contender',
-          'requests/s',
-          'calls',
-          'expiries (rejected / replaced)',
-          '401s per expiry',
-          'refreshes per expiry',
-          'added round trips per expiry',
-          'refresh calls per minute',
-          'failed calls',
-        ],
-        trips.rows.map((r) => [
-          label(r.contender),
-          int(r.rate),
-          int(r.calls),
-          r.expiredInUse === undefined
-            ? int(r.expiries)
-            : `${int(r.expiries)} (${int(r.expiredInUse)} / ${int(r.expiries - r.expiredInUse)})`,
-          perExpiry(r.unauthorizedPerExpiry, 1),
-          perExpiry(r.refreshesPerExpiry, 2),
-          `**${perExpiry(r.addedRoundTripsPerExpiry, 1)}**`,
-          r.refreshesPerMinute === undefined ? '–' : fixed(r.refreshesPerMinute, 2),
-          int(r.failedCalls),
-        ]),
-      ),
-      '',
-    );
-  }
+/** 4. Bundle cost of each contender in a production build. */
+function renderBundle(bundle: NonNullable<BenchResults['bundle']>): string[] {
+  const out: string[] = [];
+  const variant = (id: string | null) => bundle.variants.find((v) => v.id === id);
+  out.push(
+    '## 4. Bundle cost',
+    '',
+    'Production builds (`ng build`, `@angular/build:application`, optimization on) of a minimal zoneless app whose',
+    'component calls the API once: with `provideHttpClient()` only, then with each contender added and used',
+    `(bench/bundle/). Sizes are of all emitted JavaScript; gzip at level ${bundle.gzipLevel}. "By package" splits the added`,
+    "minified bytes by where they come from (the build's stats).",
+    '',
+    table(
+      ['variant', 'raw', 'gzip', 'added raw', 'added gzip', 'compared with', 'added by package (minified bytes)'],
+      bundle.variants.map((v) => [
+        v.description,
+        int(v.rawBytes),
+        int(v.gzipBytes),
+        v.addedRawBytes === null ? '–' : signed(v.addedRawBytes),
+        v.addedGzipBytes === null ? '–' : `**${signed(v.addedGzipBytes)}**`,
+        variant(v.baseline)?.id ?? '–',
+        Object.entries(v.addedByPackage)
+          .filter(([, bytes]) => Math.abs(bytes) >= 100)
+          .sort((a, b) => b[1] - a[1])
+          .map(([name, bytes]) => `${name} ${signed(bytes)}`)
+          .join(', ') || '–',
+      ]),
+      ['l', 'r', 'r', 'r', 'r', 'l', 'l'],
+    ),
+    '',
+  );
+  return out;
+}
 
+/** 5. Round trips added per token expiry, on a virtual clock. */
+function renderRoundTrips(trips: NonNullable<BenchResults['roundTrips']>, label: Label): string[] {
+  const out: string[] = [];
+  const s = trips.scenario;
+  const perExpiry = (value: number | null, digits: number) => (value === null ? '–' : fixed(value, digits));
+  out.push(
+    '## 5. Added round trips per token expiry',
+    '',
+    `The showcase's scenario on a virtual clock: access tokens (JWTs with \`iat\` and \`exp\`) live ${int(s.tokenLifetimeMs / 1000)} s, every round trip takes`,
+    `${int(s.latencyMs)} ms ± ${int(s.jitterMs)} ms (seeded), and the app sends evenly spaced requests for ${s.lifetimes} token`,
+    'lifetimes. An expiry is a token that carried requests and then ended: rejected as expired, or replaced ahead of',
+    'expiry (a newer token carried a request after it had served at least half its lifetime; the token still in use',
+    'when the traffic stops is not one). Counted per expiry: requests answered 401 (each a round trip spent for',
+    'nothing, then repeated) and refresh calls (a duplicate refresh, whose token is never used or soon replaced,',
+    'shows as more than 1); per minute of traffic, the refresh calls, which show what refreshing ahead of expiry',
+    'costs. ngx-token-refresh is wired as in the showcase (`provideAuth` + `tokenRefreshInterceptor`), reactive and',
+    `with \`withProactiveRefresh()\` (defaults: a ${int(s.tokenLifetimeMs / 1000)} s token is refreshed ${fixed(Math.min(60_000, s.tokenLifetimeMs / 4) / 1000, 1)} s before it expires); the apps' timers`,
+    'and `Date.now` run on the virtual clock.',
+    ...(trips.run
+      ? [
+          '',
+          `Measured by \`${trips.run.command}\` on ${trips.run.date}, ngx-token-refresh ${trips.run.library}, apart from`,
+          'the run in the header, and merged into its results; so is the goal on round trips.',
+        ]
+      : []),
+    '',
+    table(
+      [
+        'contender',
+        'requests/s',
+        'calls',
+        'expiries (rejected / replaced)',
+        '401s per expiry',
+        'refreshes per expiry',
+        'added round trips per expiry',
+        'refresh calls per minute',
+        'failed calls',
+      ],
+      trips.rows.map((r) => [
+        label(r.contender),
+        int(r.rate),
+        int(r.calls),
+        r.expiredInUse === undefined
+          ? int(r.expiries)
+          : `${int(r.expiries)} (${int(r.expiredInUse)} / ${int(r.expiries - r.expiredInUse)})`,
+        perExpiry(r.unauthorizedPerExpiry, 1),
+        perExpiry(r.refreshesPerExpiry, 2),
+        `**${perExpiry(r.addedRoundTripsPerExpiry, 1)}**`,
+        r.refreshesPerMinute === undefined ? '–' : fixed(r.refreshesPerMinute, 2),
+        int(r.failedCalls),
+      ]),
+    ),
+    '',
+  );
+  return out;
+}
+
+/** How the figures were taken, and what they do not show. */
+function renderMethod(): string[] {
+  const out: string[] = [];
   out.push(
     '## Method and caveats',
     '',
@@ -392,7 +442,7 @@ export function renderMarkdown(results: BenchResults, options: { chart: string |
     '- Heap figures are V8 heap statistics of the worker process; GC timing makes them approximate (±100 KB in the soak).',
     '',
   );
-  return out.join('\n');
+  return out;
 }
 
 const WIRING: Readonly<Record<string, string>> = {
