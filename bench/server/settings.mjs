@@ -1,0 +1,77 @@
+// The settings of `npm run bench:server` (see run.mjs), read from its command line, and the routes it loads.
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The workspace root. */
+export const root = fileURLToPath(new URL('../../', import.meta.url));
+const args = process.argv.slice(2);
+export const smoke = args.includes('--smoke');
+const option = (name) => args.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
+export const out = resolve(
+  root,
+  option('out') ?? (smoke ? 'test-results/bench-server-smoke.md' : 'bench/SERVER-RESULTS.md'),
+);
+export const duration = Number(option('duration') ?? (smoke ? 1 : 5));
+export const rounds = Number(option('rounds') ?? (smoke ? 1 : 30));
+export const roundSeconds = 1;
+export const connections = 10;
+export const databaseUrl = process.env.DATABASE_URL || null;
+export const vendorType = 'application/vnd.showcase.v1+json';
+/** The server's JWT_SECRET here, so this script can sign tokens the server accepts. */
+export const jwtSecret = 'benchmark-secret-of-the-reference-server-0123456789';
+/**
+ * Distinct tokens sent in turn on the "new token" route: twice the 1,000 the server remembers, so in
+ * this order every call is a token it has forgotten (a server that forgets each client's token between
+ * two of its calls).
+ */
+export const NEW_TOKEN_POOL = 2000;
+
+/**
+ * The routes loaded, in order; `token: true` adds the demo admin's access token, `token: 'new'` a
+ * different one on every call.
+ */
+export const ROUTES = [
+  {
+    name: 'no-token',
+    label: 'GET /api/v1/users/0, no token → 401',
+    path: '/api/v1/users/0',
+    token: false,
+    status: 401,
+  },
+  {
+    name: 'jwt-only',
+    label: 'GET /api/v1/users/0, valid token → 400 (JWT checked, no database)',
+    path: '/api/v1/users/0',
+    token: true,
+    status: 400,
+  },
+  {
+    name: 'jwt-new',
+    label: 'GET /api/v1/users/0, a token not seen before on every call → 400 (signature checked each time)',
+    path: '/api/v1/users/0',
+    token: 'new',
+    status: 400,
+  },
+  {
+    name: 'get-user',
+    label: 'GET /api/v1/users/1 → 200 (JWT + database)',
+    path: '/api/v1/users/1',
+    token: true,
+    status: 200,
+  },
+  {
+    name: 'list-page',
+    label: 'GET /api/v1/users?page=2&pageSize=10 → 200',
+    path: '/api/v1/users?page=2&pageSize=10',
+    token: true,
+    status: 200,
+  },
+  {
+    name: 'accept-get',
+    label: `GET /api/users/1, Accept: ${vendorType} → 200`,
+    path: '/api/users/1',
+    token: true,
+    status: 200,
+    headers: { Accept: vendorType },
+  },
+];
