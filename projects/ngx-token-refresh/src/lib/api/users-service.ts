@@ -95,7 +95,7 @@ export class UsersService {
   }
 
   /**
-   * The former name of {@link replace}: the same `PUT /users/{id}`.
+   * The former name of {@link UsersService.replace}: the same `PUT /users/{id}`.
    *
    * @deprecated Use replace()
    */

@@ -37,7 +37,7 @@ export class AuthClient {
   private readonly config = inject(AUTH_CONFIG);
   private readonly session = inject(AuthSession);
   private readonly gate = inject(TOKEN_REFRESH_GATE);
-  /** Above 0 while {@link restoreSession} runs: its failure is no session that expired. */
+  /** Above 0 while {@link AuthClient.restoreSession} runs: its failure is no session that expired. */
   private restoring = 0;
 
   /** The current access token (in memory by default), or `null` when signed out. */
@@ -144,7 +144,7 @@ export class AuthClient {
    * Internal (`provideAuth`'s `onRefreshFailure`). A refresh the server could not answer (no network,
    * a timeout, 408, 429, a 5xx) says nothing about the session: it is kept, and the next call tries
    * again. Any other failure (the server refused the refresh token) ends the session, reported through
-   * `onSessionExpired` unless it was {@link restoreSession}'s attempt.
+   * `onSessionExpired` unless it was {@link AuthClient.restoreSession}'s attempt.
    *
    * @internal
    */

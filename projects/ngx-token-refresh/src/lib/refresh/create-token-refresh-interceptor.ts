@@ -19,7 +19,7 @@ export interface TokenRefreshController {
    */
   eject(): void;
 
-  /** Undoes {@link eject}: the interceptor handles requests again. */
+  /** Undoes {@link TokenRefreshController.eject}: the interceptor handles requests again. */
   reinstate(): void;
 }
 

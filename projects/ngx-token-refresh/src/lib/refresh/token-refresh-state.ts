@@ -57,6 +57,6 @@ export interface TokenRefreshState {
    */
   eject(): void;
 
-  /** Undoes {@link eject}. */
+  /** Undoes {@link TokenRefreshState.eject}. */
   reinstate(): void;
 }
