@@ -54,6 +54,29 @@ type RefreshOutcome =
   | { readonly ok: true; readonly token: string; readonly epoch: number }
   | { readonly ok: false; readonly error: unknown; readonly own?: true };
 
+/** The refresh in flight: all the gate holds of it, dropped as one where it ends (`#end`). */
+interface InFlight {
+  /** `null` until the refresh ends, then its outcome: what its waiters wait on (`#wait`). */
+  readonly outcome: BehaviorSubject<RefreshOutcome | null>;
+  /** The gate's subscription to the refresh call; ending the refresh drops the call. */
+  readonly call: Subscription;
+  /**
+   * Started ahead of expiry, and nothing needs its token yet: if it fails, the current token (still
+   * valid) stays, and nobody is told.
+   */
+  ahead: boolean;
+}
+
+/**
+ * What ended a refresh, as `#end` takes it: its call's `result`, the application `destroyed`, or
+ * neither: the app or another tab set the token meanwhile.
+ */
+interface RefreshEnd {
+  readonly inFlight: InFlight;
+  readonly result?: RefreshResult;
+  readonly destroyed?: true;
+}
+
 /** One request on its way through the gate. */
 interface Attempt {
   /** The request as the caller made it. Events show this one, so they never carry a token. */
@@ -82,9 +105,9 @@ export interface GateFeatures {
  * The refresh lock, queue and current token of one application (created in, and ended with, its
  * root or environment injector), read top to bottom as the lock and request tables of the design.
  *
- * Each refresh is a `BehaviorSubject` of its outcome: `null` while in flight, then the token with its
+ * Each refresh has a `BehaviorSubject` of its outcome: `null` while in flight, then the token with its
  * epoch, or the failure, so no waiter ever hangs. Held and queued requests wait on it with
- * `filter` / `take(1)` / `switchMap`; one that starts waiting after the refresh settled (a refresh
+ * `filter` / `take(1)` / `switchMap`; one that starts waiting after the refresh ended (a refresh
  * can answer synchronously) gets the outcome replayed. The gate, not the request that started it,
  * subscribes to the refresh call, so cancelling that request never cancels the refresh. The epoch
  * counts token changes, so a 401 for an older token is repeated instead of refreshing again.
@@ -94,14 +117,8 @@ export class RefreshGate {
   readonly #token = signal<string | null>(null);
   readonly #events = new Subject<TokenRefreshEvent>();
   /** The refresh in flight, or `null` when idle. */
-  #inFlight: BehaviorSubject<RefreshOutcome | null> | null = null;
-  #call = Subscription.EMPTY;
+  #inFlight: InFlight | null = null;
   #epoch = 0;
-  /**
-   * The refresh in flight was started ahead of expiry and nothing needs its token yet: if it fails,
-   * the current token (still valid) stays, and nobody is told.
-   */
-  #ahead = false;
   readonly #allows: (url: string) => boolean;
   /** Dev mode: what this application was warned about already (origins, warning codes). */
   readonly #warned = new Set<string>();
@@ -179,13 +196,9 @@ export class RefreshGate {
   }
 
   refresh(): Observable<string> {
-    return defer(() => {
-      // Somebody needs this token now: its failure is theirs to see.
-      this.#ahead = false;
-      return this.#wait(this.#inFlight ?? this.#start(null), (outcome) =>
-        outcome.ok ? of(outcome.token) : throwError(() => outcome.error),
-      );
-    });
+    return defer(() =>
+      this.#wait(this.#join(null), (outcome) => (outcome.ok ? of(outcome.token) : throwError(() => outcome.error))),
+    );
   }
 
   /**
@@ -195,12 +208,9 @@ export class RefreshGate {
   setToken(token: string | null, announce = true): void {
     const inFlight = this.#inFlight;
     this.#setCurrentToken(token, announce);
-    if (inFlight) {
-      // The app decided (a login, a logout) while a refresh ran: its answer no longer matters. End it
-      // without callbacks; waiters repeat with the app's token, or get their own error after a logout.
-      this.#unlock();
-      this.#release(inFlight, token);
-    }
+    // The app decided (a login, a logout) while a refresh ran: its answer no longer matters. End it
+    // without callbacks; waiters repeat with the app's token, or get their own error after a logout.
+    if (inFlight) this.#end({ inFlight });
     if (announce) this.#coordinator?.announce(token);
   }
 
@@ -243,9 +253,7 @@ export class RefreshGate {
       return token !== null ? this.#repeat(attempt, token, this.#epoch) : throwError(() => error);
     }
     this.#emit({ type: 'requestQueued', request: attempt.original, status: error.status });
-    // Joining a refresh ahead of expiry: the token is rejected already, so its failure is the usual one.
-    this.#ahead = false;
-    return this.#wait(this.#inFlight ?? this.#start(attempt.original), (outcome) =>
+    return this.#wait(this.#join(attempt.original), (outcome) =>
       outcome.ok
         ? this.#repeat(attempt, outcome.token, outcome.epoch)
         : throwError(() => (outcome.own ? error : outcome.error)),
@@ -268,71 +276,107 @@ export class RefreshGate {
     return this.#send(repeat, token, epoch);
   }
 
-  /** Waits for `inFlight` to settle, then goes on with `then(outcome)`. */
-  #wait<T>(
-    inFlight: BehaviorSubject<RefreshOutcome | null>,
-    then: (outcome: RefreshOutcome) => Observable<T>,
-  ): Observable<T> {
+  /** Waits for `inFlight` to end, then goes on with `then(outcome)`. */
+  #wait<T>(inFlight: InFlight, then: (outcome: RefreshOutcome) => Observable<T>): Observable<T> {
     return new Observable<T>((subscriber) =>
-      inFlight
+      inFlight.outcome
         .pipe(
           filter((outcome) => outcome !== null),
           take(1),
           // Gone already, though not yet unsubscribed here: a finalizer of the caller's, run before
-          // ours, settled the refresh (a login on cancel). A caller that left sends nothing.
+          // ours, ended the refresh (a login on cancel). A caller that left sends nothing.
           switchMap((outcome) => (subscriber.closed ? EMPTY : then(outcome))),
         )
         .subscribe(subscriber),
     );
   }
 
-  #start(trigger: HttpRequest<unknown> | null, ahead = false): BehaviorSubject<RefreshOutcome | null> {
-    // A subject of its own per refresh, so a refresh started from inside the release of the previous
+  /** The refresh in flight, or a new one, for `trigger`'s 401 or `refresh()`: somebody needs its token now. */
+  #join(trigger: HttpRequest<unknown> | null): InFlight {
+    const inFlight = this.#inFlight;
+    if (!inFlight) return this.#start(trigger);
+    // No longer ahead of expiry: its failure is theirs to see.
+    inFlight.ahead = false;
+    return inFlight;
+  }
+
+  #start(trigger: HttpRequest<unknown> | null, ahead = false): InFlight {
+    // A subject of its own per refresh, so a refresh started from inside the end of the previous
     // one (a repeat failing again at once) can never hand its outcome to older waiters.
-    const inFlight = new BehaviorSubject<RefreshOutcome | null>(null);
-    const call = new Subscription();
+    const inFlight: InFlight = {
+      outcome: new BehaviorSubject<RefreshOutcome | null>(null),
+      call: new Subscription(),
+      ahead,
+    };
     this.#inFlight = inFlight;
-    this.#call = call;
     this.#refreshing.set(true);
-    this.#ahead = ahead;
     this.#scheduler?.started();
     this.#emit(
       ahead ? { type: 'refreshStarted', request: trigger, ahead } : { type: 'refreshStarted', request: trigger },
     );
     const run = this.#refreshCall.run();
-    call.add((this.#coordinator?.coordinate(run) ?? run).subscribe((result) => this.#finish(inFlight, result)));
+    inFlight.call.add(
+      (this.#coordinator?.coordinate(run) ?? run).subscribe((result) => this.#end({ inFlight, result })),
+    );
     return inFlight;
   }
 
-  #finish(inFlight: BehaviorSubject<RefreshOutcome | null>, result: RefreshResult): void {
+  /**
+   * The one place where a refresh ends. The lock is free first, so a 401 met meanwhile (a callback's
+   * request, a repeat) starts a new refresh; the waiters go on last, with the token as it is then (a
+   * callback may have replaced or cleared it).
+   */
+  #end({ inFlight, result, destroyed }: RefreshEnd): void {
     // Already ended: a setToken inside the re-entry window (from refreshApiCall or extractToken)
     // decided before this answer, which arrived synchronously, could be delivered.
     if (this.#inFlight !== inFlight) return;
-    this.#unlock();
-    if (!result.ok) {
+    this.#inFlight = null;
+    inFlight.call.unsubscribe();
+    this.#refreshing.set(false);
+    let outcome: RefreshOutcome | undefined;
+    if (destroyed) {
+      outcome = {
+        ok: false,
+        error: new TokenRefreshError(
+          'Destroyed',
+          typeof ngDevMode !== 'undefined' &&
+            ngDevMode &&
+            'the application was destroyed while the refresh was in flight',
+        ),
+      };
+    } else if (result?.ok) {
+      this.#setCurrentToken(result.token, true);
+      // Callbacks run before the waiters go on: a token stored by onRefreshSuccess is in place for
+      // the repeats, and onRefreshFailure can clear the session before callers see their errors.
+      this.#emit({ type: 'refreshSucceeded' });
+      this.#notify(() => this.options.onRefreshSuccess?.(result.token, result.response));
+    } else if (result) {
       this.#scheduler?.failed();
-      if (this.#ahead) {
+      if (inFlight.ahead) {
         // Ahead of expiry, and nobody needs the new token yet: the current one stays until the server
         // rejects it, and then the usual refresh runs. Requests held meanwhile go out with it.
         this.#emit({ type: 'refreshFailed', error: result.error, ahead: true });
-        this.#release(inFlight, untracked(this.#token));
-        return;
+      } else {
+        this.#setCurrentToken(null, false);
+        this.#emit({ type: 'refreshFailed', error: result.error });
+        this.#notify(() => this.options.onRefreshFailure?.(result.error));
+        outcome = result;
       }
     }
-    this.#setCurrentToken(result.ok ? result.token : null, result.ok);
-    // Callbacks run before the queue is released: a token stored by onRefreshSuccess is in place
-    // for the repeats, and onRefreshFailure can clear the session before callers see their errors.
-    if (result.ok) {
-      this.#emit({ type: 'refreshSucceeded' });
-      this.#notify(() => this.options.onRefreshSuccess?.(result.token, result.response));
-      // The token as it is now: a callback may have replaced it through setToken (which also moves
-      // the epoch on), or cleared it, and then the waiters must not repeat with the refreshed one.
-      this.#release(inFlight, untracked(this.#token));
-    } else {
-      this.#emit({ type: 'refreshFailed', error: result.error });
-      this.#notify(() => this.options.onRefreshFailure?.(result.error));
-      inFlight.next(result);
-    }
+    const token = untracked(this.#token);
+    inFlight.outcome.next(
+      outcome ??
+        (token !== null
+          ? { ok: true, token, epoch: this.#epoch }
+          : {
+              ok: false,
+              error: new TokenRefreshError(
+                'Cancelled',
+                typeof ngDevMode !== 'undefined' && ngDevMode && 'setToken(null) ended the refresh',
+              ),
+              own: true,
+            }),
+    );
   }
 
   /** Another tab brought a token: it replaces this tab's, and ends a refresh waiting for its turn. */
@@ -341,10 +385,7 @@ export class RefreshGate {
     const inFlight = this.#inFlight;
     this.#setCurrentToken(token, true);
     this.#emit({ type: 'tokenReceived', waiting: inFlight !== null });
-    if (inFlight) {
-      this.#unlock();
-      this.#release(inFlight, token);
-    }
+    if (inFlight) this.#end({ inFlight });
   }
 
   /** Another tab signed out: as a logout here, unless there is nothing to end. */
@@ -353,29 +394,6 @@ export class RefreshGate {
     this.setToken(null, false);
     this.#emit({ type: 'signedOutElsewhere' });
     return true;
-  }
-
-  /** Releases the waiters of `inFlight` with `token`, or, for `null` (a logout), with their own errors. */
-  #release(inFlight: BehaviorSubject<RefreshOutcome | null>, token: string | null): void {
-    inFlight.next(
-      token !== null
-        ? { ok: true, token, epoch: this.#epoch }
-        : {
-            ok: false,
-            error: new TokenRefreshError(
-              'Cancelled',
-              typeof ngDevMode !== 'undefined' && ngDevMode && 'setToken(null) ended the refresh',
-            ),
-            own: true,
-          },
-    );
-  }
-
-  /** Frees the lock, so the next 401 starts a new refresh, and drops the refresh call in flight. */
-  #unlock(): void {
-    this.#inFlight = null;
-    this.#call.unsubscribe();
-    this.#refreshing.set(false);
   }
 
   /** `fresh`: just issued (a refresh, a sign-in), not put back; for the scheduler's clock. */
@@ -392,19 +410,7 @@ export class RefreshGate {
 
   /** Ends a refresh in flight when the application is destroyed, so no caller is left waiting. */
   #destroy(): void {
-    const inFlight = this.#inFlight;
-    if (inFlight) {
-      this.#unlock();
-      inFlight.next({
-        ok: false,
-        error: new TokenRefreshError(
-          'Destroyed',
-          typeof ngDevMode !== 'undefined' &&
-            ngDevMode &&
-            'the application was destroyed while the refresh was in flight',
-        ),
-      });
-    }
+    if (this.#inFlight) this.#end({ inFlight: this.#inFlight, destroyed: true });
     this.#events.complete();
   }
 
