@@ -202,16 +202,16 @@ export class RefreshGate {
   }
 
   /**
-   * The app's token (a login) or `null` (a logout). `announce: false` keeps it from other tabs (with
-   * `withCrossTabSync`): a token put back, not a new one.
+   * The app's token (a login) or `null` (a logout). `fresh: false` (the public `{ restored: true }`):
+   * a token put back, not a new one, so no clock is read from it and other tabs are not told.
    */
-  setToken(token: string | null, announce = true): void {
+  setToken(token: string | null, fresh = true): void {
     const inFlight = this.#inFlight;
-    this.#setCurrentToken(token, announce);
+    this.#setCurrentToken(token, fresh);
     // The app decided (a login, a logout) while a refresh ran: its answer no longer matters. End it
     // without callbacks; waiters repeat with the app's token, or get their own error after a logout.
     if (inFlight) this.#end({ inFlight });
-    if (announce) this.#coordinator?.announce(token);
+    if (fresh) this.#coordinator?.announce(token);
   }
 
   /** `request` with `token` written by `setAuthHeader`, if its URL may carry a token; else unchanged. */
