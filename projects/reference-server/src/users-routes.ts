@@ -19,10 +19,10 @@ import {
   validateUserFields,
 } from './contract/public-api.js';
 import { HttpError } from './http-error.js';
-import { negotiateVersion } from './negotiate-version.js';
+import { negotiateAcceptHeader } from './negotiate-accept-header.js';
 import type { OpenApiRouteConfig } from './register-openapi.js';
 import { EmailTakenError, type Repository, type User, type UserFields } from './repository.js';
-import { USER_BODY_SCHEMA, USER_PATCH_SCHEMA } from './validate-user-fields.js';
+import { USER_BODY_SCHEMA, USER_PATCH_SCHEMA } from './user-body-schemas.js';
 
 /** What the users routes need. */
 export interface UsersRoutesOptions {
@@ -83,7 +83,7 @@ export async function registerUsersRoutes(app: FastifyInstance, options: UsersRo
     const read: onRequestHookHandler[] = [];
     if (negotiate) {
       read.push((request, _reply, done) => {
-        const refusal = negotiateVersion(request.headers.accept, apiVendor);
+        const refusal = negotiateAcceptHeader(request.headers.accept, apiVendor);
         if (refusal) throw refusal;
         done();
       });

@@ -1,4 +1,4 @@
-import { negotiateVersion as negotiate } from './contract/public-api.js';
+import { negotiateVersion } from './contract/public-api.js';
 import { HttpError } from './http-error.js';
 
 /**
@@ -6,10 +6,10 @@ import { HttpError } from './http-error.js';
  * `null` when `Accept` names version 1, else the 406 `NotAcceptable` to throw.
  *
  * @example
- * const refusal = negotiateVersion(request.headers.accept, 'showcase');
+ * const refusal = negotiateAcceptHeader(request.headers.accept, 'showcase');
  * if (refusal) throw refusal;
  */
-export function negotiateVersion(accept: string | string[] | undefined, vendor: string): HttpError | null {
-  const answer = negotiate(Array.isArray(accept) ? accept : [accept ?? ''], vendor);
+export function negotiateAcceptHeader(accept: string | string[] | undefined, vendor: string): HttpError | null {
+  const answer = negotiateVersion(Array.isArray(accept) ? accept : [accept ?? ''], vendor);
   return answer.ok ? null : new HttpError(406, 'NotAcceptable', answer.message);
 }
