@@ -53,6 +53,11 @@ const entryPoints = Object.entries(packageJson.exports)
     };
   });
 const [mainEntry] = entryPoints;
+const unbuilt = entryPoints.filter((entry) => !existsSync(entry.types));
+if (unbuilt.length > 0) {
+  console.error(`api-report: no ${unbuilt.map((e) => shortPath(e.types)).join(', ')}: run npm run build:lib.`);
+  process.exit(1);
+}
 
 rmSync(scratch, { recursive: true, force: true });
 
