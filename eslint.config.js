@@ -43,9 +43,10 @@ module.exports = tseslint.config(
     },
   },
   {
-    // The contract runs in Node (the reference server) and in the browser (the showcase's in-memory
-    // backend): it may import only its own files, and use no API that one of them lacks.
-    files: ['projects/reference-server/src/contract/**/*.ts'],
+    // The contract and its demo data run in Node (the reference server) and in the browser (the
+    // showcase's in-memory backend): they may import only their own files, and use no API that one of
+    // them lacks.
+    files: ['projects/contract/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

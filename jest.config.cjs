@@ -14,8 +14,11 @@ const shared = {
     '^ngx-token-refresh$': '<rootDir>/projects/ngx-token-refresh/src/public-api.ts',
     '^ngx-token-refresh/testing$': '<rootDir>/projects/ngx-token-refresh/testing/src/public-api.ts',
     '^ngx-token-refresh/router$': '<rootDir>/projects/ngx-token-refresh/router/src/public-api.ts',
-    // The contract (projects/reference-server/src/contract) is also compiled for Node, whose ES modules
-    // need the `.js` of a relative import; the TypeScript file behind it has none.
+    // The contract and its demo data, by the alias both backends import them with (tsconfig.json's paths).
+    '^#contract$': '<rootDir>/projects/contract/src/public-api.ts',
+    '^#contract/demo$': '<rootDir>/projects/contract/demo/public-api.ts',
+    // The contract (projects/contract) is also compiled for Node, whose ES modules need the `.js` of a
+    // relative import; the TypeScript file behind it has none.
     '^(\\.{1,2}/.+)\\.js$': '$1',
     // Jest knows no import attributes (`with { loader: 'text' }`): the same text, read from disk.
     '^(.*)/app-config-source$': '$1/app-config-source.jest',
@@ -30,12 +33,9 @@ module.exports = {
       displayName: 'browser',
       setupFilesAfterEnv: ['<rootDir>/setup-jest.ts'],
       // The reference server's suites (*.test.ts) run on node:test over real HTTP: npm run test:server.
-      // Its contract, shared with the showcase's in-memory backend, runs here, as it runs in the browser.
-      testPathIgnorePatterns: [
-        '/node_modules/',
-        '<rootDir>/projects/reference-server/(?!src/contract/)',
-        SERVER_RENDER_SPEC,
-      ],
+      // The contract it shares with the showcase's in-memory backend (projects/contract) runs here, as it
+      // runs in the browser.
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/projects/reference-server/', SERVER_RENDER_SPEC],
     },
     {
       ...shared,

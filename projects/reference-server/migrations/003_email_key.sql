@@ -1,4 +1,4 @@
--- E-mail addresses are unique by their key (src/contract/email-key.ts): the address in Unicode
+-- E-mail addresses are unique by their key (projects/contract/src/email-key.ts): the address in Unicode
 -- compatibility form (NFKC) and case-folded, so NFC "josé" and NFD "jose" + U+0301, or fullwidth
 -- letters, are one address. The server computes the key of every address it writes; PostgreSQL's
 -- lower() only folds what the database's collation knows (ASCII alone under C), so it cannot.

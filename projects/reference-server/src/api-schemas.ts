@@ -1,4 +1,4 @@
-import { MAX_EMAIL_LENGTH, MAX_NAME_LENGTH, MAX_PAGE_SIZE } from './contract/public-api.js';
+import { MAX_EMAIL_LENGTH, MAX_NAME_LENGTH, MAX_PAGE_SIZE } from '#contract';
 
 /**
  * The JSON schemas of what the server answers, shared by the routes (`$ref: 'User#'`): Fastify

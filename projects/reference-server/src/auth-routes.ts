@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
+import { readBearerToken } from '#contract';
+
 import type { AccessTokens } from './access-tokens.js';
 import { ANY_OPERATION_ERRORS, errorResponses } from './api-schemas.js';
-import { readBearerToken } from './contract/public-api.js';
 import { HttpError } from './http-error.js';
 import { verifyPassword } from './password-hash.js';
 import type { ServerConfig } from './read-config.js';

@@ -1,7 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 
+import { BEARER_CHALLENGES, readBearerToken } from '#contract';
+
 import type { AccessTokenClaims, AccessTokens } from './access-tokens.js';
-import { BEARER_CHALLENGES, readBearerToken } from './contract/public-api.js';
 import { HttpError } from './http-error.js';
 
 /**

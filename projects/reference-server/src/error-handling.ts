@@ -3,8 +3,9 @@ import type { Socket } from 'node:net';
 
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
+import { MAX_ERROR_DETAILS, invalidRequest } from '#contract';
+
 import { DatabaseUnavailableError } from './database-unavailable-error.js';
-import { MAX_ERROR_DETAILS, invalidRequest } from './contract/public-api.js';
 import { type ErrorDetail, HttpError } from './http-error.js';
 import { SECURITY_HEADERS } from './security-headers.js';
 

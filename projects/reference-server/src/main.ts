@@ -1,5 +1,6 @@
+import { DEMO_ACCOUNTS } from '#contract/demo';
+
 import { buildServer } from './build-server.js';
-import { DEMO_ACCOUNTS } from './contract/public-api.js';
 import { openDatabase } from './open-database.js';
 import { readConfig } from './read-config.js';
 import { seedDemoData } from './seed-demo-data.js';

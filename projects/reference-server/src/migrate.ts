@@ -1,6 +1,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 
-import { emailKey } from './contract/public-api.js';
+import { emailKey } from '#contract';
+
 import type { SqlEngine, SqlExecutor } from './sql-engine.js';
 
 /** The migrations folder, next to `src/` and `dist/`: the same files for both engines. */

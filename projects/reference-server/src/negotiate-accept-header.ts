@@ -1,4 +1,5 @@
-import { negotiateVersion } from './contract/public-api.js';
+import { negotiateVersion } from '#contract';
+
 import { HttpError } from './http-error.js';
 
 /**

@@ -1,4 +1,5 @@
-import { DEMO_ACCOUNTS, DEMO_USERS } from './contract/public-api.js';
+import { DEMO_ACCOUNTS, DEMO_USERS } from '#contract/demo';
+
 import { hashPassword } from './password-hash.js';
 import type { Repository } from './repository.js';
 

@@ -1,4 +1,5 @@
-import { emailKey } from './contract/public-api.js';
+import { emailKey } from '#contract';
+
 import {
   type Account,
   EmailTakenError,

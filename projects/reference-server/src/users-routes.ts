@@ -6,9 +6,6 @@ import type {
   onRequestHookHandler,
 } from 'fastify';
 
-import type { AccessTokens } from './access-tokens.js';
-import { ANY_OPERATION_ERRORS, errorResponses } from './api-schemas.js';
-import { authenticate, requireAdmin } from './authenticate.js';
 import {
   DEFAULT_PAGE_SIZE,
   MAX_PAGE_SIZE,
@@ -17,7 +14,11 @@ import {
   parseWholeNumber,
   readPaging,
   validateUserFields,
-} from './contract/public-api.js';
+} from '#contract';
+
+import type { AccessTokens } from './access-tokens.js';
+import { ANY_OPERATION_ERRORS, errorResponses } from './api-schemas.js';
+import { authenticate, requireAdmin } from './authenticate.js';
 import { HttpError } from './http-error.js';
 import { negotiateAcceptHeader } from './negotiate-accept-header.js';
 import type { OpenApiRouteConfig } from './register-openapi.js';

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 
-import { emailKey } from '../src/contract/public-api.js';
+import { emailKey } from '#contract';
+
 import { migrate } from '../src/migrate.js';
 import { createPgliteEngine } from '../src/pglite-engine.js';
 import { seedDemoData } from '../src/seed-demo-data.js';

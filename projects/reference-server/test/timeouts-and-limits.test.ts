@@ -5,7 +5,8 @@ import { after, before, describe, it } from 'node:test';
 
 import pg from 'pg';
 
-import { MAX_ERROR_DETAILS } from '../src/contract/public-api.js';
+import { MAX_ERROR_DETAILS } from '#contract';
+
 import { openDatabase } from '../src/open-database.js';
 import { seedDemoData } from '../src/seed-demo-data.js';
 import { createSqlRepository } from '../src/sql-repository.js';

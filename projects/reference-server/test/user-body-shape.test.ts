@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
-import { checkUserBodyShape, invalidRequest } from '../src/contract/public-api.js';
+import { checkUserBodyShape, invalidRequest } from '#contract';
 
 import { type TestServer, api, login, readError, startTestServer } from './start-test-server.js';
 

@@ -1,7 +1,7 @@
 import type { HttpRequest } from '@angular/common/http';
 import type { ResponseOptions } from 'angular-in-memory-web-api';
 
-import { BEARER_CHALLENGES, readBearerToken } from '../../../../reference-server/src/contract/public-api';
+import { BEARER_CHALLENGES, readBearerToken } from '#contract';
 
 import { type DemoJwtClaims, verifyDemoJwt } from './demo-jwt';
 import { errorResponse } from './demo-response';

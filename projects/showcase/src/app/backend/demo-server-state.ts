@@ -1,6 +1,6 @@
 import { Injectable, signal } from '@angular/core';
 
-import { DEMO_ACCOUNTS, type DemoAccount } from '../../../../reference-server/src/contract/public-api';
+import { DEMO_ACCOUNTS, type DemoAccount } from '#contract/demo';
 
 export type { DemoAccount };
 
@@ -12,7 +12,7 @@ export type { DemoAccount };
  */
 @Injectable({ providedIn: 'root' })
 export class DemoServerState {
-  /** The demo accounts and their passwords (shown on the login page): the contract's, as on the reference server. */
+  /** The demo accounts and their passwords, shown on the login page: the same as on the reference server. */
   readonly accounts: readonly DemoAccount[] = DEMO_ACCOUNTS;
 
   /** Lifetime of new access tokens, in seconds (5 to 3600). */

@@ -1,4 +1,4 @@
-import { emailKey } from '../../../../reference-server/src/contract/public-api';
+import { emailKey } from '#contract';
 
 /** A user as the demo backend stores and sends it. */
 export interface DemoUser {

@@ -11,7 +11,7 @@ import {
   parseWholeNumber,
   readPaging,
   validateUserFields,
-} from '../../../../reference-server/src/contract/public-api';
+} from '#contract';
 
 import { authenticateRequest } from './authenticate-request';
 import { errorResponse, jsonResponse, noContentResponse } from './demo-response';

@@ -1,10 +1,10 @@
-import { DEMO_USERS } from '../../../../reference-server/src/contract/public-api';
+import { DEMO_USERS } from '#contract/demo';
 
 import type { DemoUser } from './demo-user-store';
 
 /**
- * The 42 users the demo backend starts with, ids 1 to 42 in order: the contract's `DEMO_USERS`, the
- * same the reference server seeds, each with a unique address under `example.com`.
+ * The 42 users the demo backend starts with, ids 1 to 42 in order: `DEMO_USERS` of `#contract/demo`,
+ * the same the reference server seeds, each with a unique address under `example.com`.
  *
  * @usageNotes
  * ```ts

@@ -1,13 +1,11 @@
 /*
  * The contract both backends share: the reference server (Node) and the showcase's in-memory backend
- * (in the browser) import these rules, so they cannot drift. Plain TypeScript only: no framework, no
- * Node or browser API, and each file imports nothing but its siblings.
+ * (in the browser) import these rules as `#contract`, so they cannot drift. Plain TypeScript only: no
+ * framework, no Node or browser API, and each file imports nothing but its siblings. The demo data
+ * both backends start with is apart from the rules: `#contract/demo` (../demo/public-api.ts).
  */
 export { BEARER_CHALLENGES } from './bearer-challenges.js';
 export { checkUserBodyShape } from './check-user-body-shape.js';
-export { DEMO_ACCOUNTS } from './demo-accounts.js';
-export type { DemoAccount } from './demo-accounts.js';
-export { DEMO_USERS } from './demo-users.js';
 export { describeDetails } from './describe-details.js';
 export { emailKey } from './email-key.js';
 export type { ErrorDetail } from './error-detail.js';
