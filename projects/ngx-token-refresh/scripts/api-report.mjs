@@ -74,6 +74,7 @@ for (const entry of entryPoints) {
 }
 const baseConfig = ExtractorConfig.loadFile(configFile);
 const problems = [];
+let warned = 0;
 let compilerState;
 let mainExports = new Set();
 for (const entry of entryPoints) {
@@ -134,6 +135,7 @@ for (const entry of entryPoints) {
   }
   const report = shortPath(join(reportFolder, `${entry.reportName}.api.md`));
   if (result.errorCount + result.warningCount > 0) {
+    warned += 1;
     problems.push(
       `${entry.importPath}: API Extractor reported ${result.errorCount} errors and ${result.warningCount} warnings (above).`,
     );
@@ -256,11 +258,16 @@ if (update) {
 }
 
 if (problems.length > 0) {
-  console.error(`\napi-report: ${problems.length} problems\n- ${problems.join('\n- ')}`);
-  if (!update) {
+  console.error(
+    `\napi-report: ${problems.length === 1 ? 'a problem' : `${problems.length} problems`}\n- ${problems.join('\n- ')}`,
+  );
+  if (warned) {
+    console.error("\nAPI Extractor's warnings are about the sources (a doc comment, an export): fix them there.");
+  }
+  if (!update && problems.length > warned) {
     console.error(
-      '\nIf the change to the public API is intended, run `npm run api:update` (it builds the library and ' +
-        'writes the reports and docs/api/ again) and commit them with the change.',
+      '\nIf the change to the public API or its doc comments is intended, run `npm run api:update` ' +
+        '(it builds the library, then writes the reports and docs/api/ again) and commit them with the change.',
     );
   }
   process.exit(1);
