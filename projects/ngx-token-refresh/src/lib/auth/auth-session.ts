@@ -1,6 +1,7 @@
-import { EnvironmentInjector, ErrorHandler, Injectable, inject, runInInjectionContext } from '@angular/core';
+import { Injectable, inject } from '@angular/core';
 
 import { ApiError } from '../errors/api-error';
+import { injectCallbackRunner } from '../internal/inject-callback-runner';
 import { isUsableToken } from '../refresh/is-usable-token';
 import { TOKEN_REFRESH_GATE } from '../refresh/provide-token-refresh';
 import { AUTH_CONFIG } from './auth-config';
@@ -18,7 +19,8 @@ export class AuthSession {
   private readonly config = inject(AUTH_CONFIG);
   private readonly gate = inject(TOKEN_REFRESH_GATE);
   private readonly state = this.gate.state;
-  private readonly injector = inject(EnvironmentInjector);
+  /** Runs the app's `onSessionExpired`: a throw is reported, never rethrown. */
+  private readonly notify = injectCallbackRunner();
 
   /** The current access token. */
   readonly token = this.state.token;
@@ -101,13 +103,7 @@ export class AuthSession {
     this.clear(false);
     const onSessionExpired = this.config.onSessionExpired;
     if (!onSessionExpired) return;
-    try {
-      runInInjectionContext(this.injector, () =>
-        onSessionExpired(new ApiError(401, 'SignedOutElsewhere', 'You signed out in another tab.')),
-      );
-    } catch (error) {
-      this.injector.get(ErrorHandler).handleError(error);
-    }
+    this.notify(() => onSessionExpired(new ApiError(401, 'SignedOutElsewhere', 'You signed out in another tab.')));
   }
 
   /** The refresh token to send in the body flow, if any. */

@@ -1,3 +1,5 @@
+import { isSameOriginPath } from '../internal/is-same-origin-path';
+
 /**
  * The `returnUrl` to go back to after login, if it is safe: a path inside this app (starting with
  * one `/`), never another site (`//evil.example`, `https://…`, `/\evil.example`). Returns `fallback`
@@ -9,5 +11,5 @@
  * ```
  */
 export function safeReturnUrl(returnUrl: string | null | undefined, fallback = '/'): string {
-  return typeof returnUrl === 'string' && /^\/(?![/\\])[^\t\n\r]*$/.test(returnUrl) ? returnUrl : fallback;
+  return typeof returnUrl === 'string' && isSameOriginPath(returnUrl) ? returnUrl : fallback;
 }

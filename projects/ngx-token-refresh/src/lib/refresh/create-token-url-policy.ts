@@ -1,14 +1,10 @@
+import { isSameOriginPath } from '../internal/is-same-origin-path';
+
 /** Stands in for the application's origin when it has none (server rendering without a request URL). */
 const UNKNOWN_ORIGIN = 'https://application.invalid/';
 
 /** Hosts that never leave the machine, so plain `http:` to them exposes no token on the wire. */
 const LOOPBACK_HOST = /^(?:localhost|[^/]+\.localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
-
-/**
- * A root-relative path that stays on the base origin without parsing: not `//` or `/\`, and no tab
- * or newline anywhere (the URL parser drops those, so `/<tab>/evil.example` becomes `//evil.example`).
- */
-const SAME_ORIGIN_PATH = /^\/(?![/\\])[^\t\n\r]*$/;
 
 /** Whether a token may travel to `url` over the wire: `https:`, or `http:` to a loopback host. */
 export const isSecureTokenUrl = (url: URL) =>
@@ -50,7 +46,7 @@ export function createTokenUrlPolicy(
       base = parsed && /^https?:$/.test(parsed.protocol) ? parsed : new URL(UNKNOWN_ORIGIN);
       baseAllowed = isSecureTokenUrl(base);
     }
-    if (SAME_ORIGIN_PATH.test(url)) return baseAllowed;
+    if (isSameOriginPath(url)) return baseAllowed;
     const target = parseUrl(url, base);
     if (!target || !isSecureTokenUrl(target)) return false;
     const origin = target.origin;

@@ -1,14 +1,8 @@
 import { isPlatformBrowser } from '@angular/common';
-import {
-  DestroyRef,
-  EnvironmentInjector,
-  ErrorHandler,
-  PLATFORM_ID,
-  inject,
-  runInInjectionContext,
-} from '@angular/core';
+import { DestroyRef, PLATFORM_ID, inject } from '@angular/core';
 import { Observable, type Subscriber } from 'rxjs';
 
+import { injectCallbackRunner } from '../internal/inject-callback-runner';
 import { isUsableToken } from './is-usable-token';
 import type { RefreshResult } from './refresh-call';
 import type { CoordinatedGate, RefreshCoordinator } from './refresh-coordinator';
@@ -59,8 +53,8 @@ export class CrossTabSync implements RefreshCoordinator {
   readonly #locks: LockManager;
   readonly #channel: BroadcastChannel;
   readonly #versionPrefix: string;
-  readonly #injector = inject(EnvironmentInjector);
-  readonly #errorHandler = inject(ErrorHandler, { optional: true });
+  /** Runs the application's callbacks: a throw is reported, never rethrown. */
+  readonly #notify = injectCallbackRunner();
   /** The version of this tab's token: the newest one it refreshed, received, or saw held at start. */
   #version = 0;
   /** Set when this tab's versions are known (the ones held when it started). */
@@ -245,17 +239,6 @@ export class CrossTabSync implements RefreshCoordinator {
       this.#channel.postMessage(message);
     } catch {
       // A closed channel (the application is being destroyed): nobody to tell.
-    }
-  }
-
-  /** Runs the application's callback in its injection context; a throw is reported, never rethrown. */
-  #notify(callback: (() => void) | undefined): void {
-    if (!callback) return;
-    try {
-      runInInjectionContext(this.#injector, callback);
-    } catch (error) {
-      if (this.#errorHandler) this.#errorHandler.handleError(error);
-      else console.error(error);
     }
   }
 }

@@ -5,16 +5,7 @@ import {
   type HttpHandlerFn,
   type HttpRequest,
 } from '@angular/common/http';
-import {
-  DOCUMENT,
-  DestroyRef,
-  EnvironmentInjector,
-  ErrorHandler,
-  inject,
-  runInInjectionContext,
-  signal,
-  untracked,
-} from '@angular/core';
+import { DOCUMENT, DestroyRef, EnvironmentInjector, inject, signal, untracked } from '@angular/core';
 import {
   BehaviorSubject,
   EMPTY,
@@ -31,6 +22,7 @@ import {
   throwError,
 } from 'rxjs';
 
+import { injectCallbackRunner } from '../internal/inject-callback-runner';
 import { createTokenUrlPolicy, readBaseHref } from './create-token-url-policy';
 import { RefreshCall, type RefreshResult } from './refresh-call';
 import type { RefreshCoordinator, RefreshCoordinatorFactory } from './refresh-coordinator';
@@ -123,7 +115,8 @@ export class RefreshGate {
   /** Dev mode: what this application was warned about already (origins, warning codes). */
   readonly #warned = new Set<string>();
   readonly #injector = inject(EnvironmentInjector);
-  readonly #errorHandler = inject(ErrorHandler, { optional: true });
+  /** Runs the app's callbacks: a throw is reported, and never strands the queue. */
+  readonly #notify = injectCallbackRunner();
   readonly #refreshCall: RefreshCall;
   /** Takes turns with other tabs (`withCrossTabSync`), or `null`. */
   readonly #coordinator: RefreshCoordinator | null;
@@ -412,16 +405,6 @@ export class RefreshGate {
   #destroy(): void {
     if (this.#inFlight) this.#end({ inFlight: this.#inFlight, destroyed: true });
     this.#events.complete();
-  }
-
-  /** A throwing callback is the app's bug: report it, but never let it strand the queue. */
-  #notify(callback: () => void): void {
-    try {
-      runInInjectionContext(this.#injector, callback);
-    } catch (error) {
-      if (this.#errorHandler) this.#errorHandler.handleError(error);
-      else console.error(error);
-    }
   }
 
   #emit(event: TokenRefreshEvent): void {

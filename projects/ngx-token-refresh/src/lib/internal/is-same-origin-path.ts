@@ -1,0 +1,8 @@
+/**
+ * A root-relative path that stays on the base origin without parsing: not `//` or `/\`, and no tab
+ * or newline anywhere (the URL parser drops those, so `/<tab>/evil.example` becomes `//evil.example`).
+ */
+const SAME_ORIGIN_PATH = /^\/(?![/\\])[^\t\n\r]*$/;
+
+/** Whether `value` is a path on this origin (see {@link SAME_ORIGIN_PATH}), judged without a URL parser. */
+export const isSameOriginPath = (value: string): boolean => SAME_ORIGIN_PATH.test(value);
