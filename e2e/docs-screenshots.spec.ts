@@ -1,5 +1,7 @@
 import { type Page, expect, test } from '@playwright/test';
 
+import { signIn } from './sign-in';
+
 // The README's screenshots (npm run docs:screenshots), each page at a desktop's and a phone's width.
 // Against the in-memory backend, so they need nothing else running.
 
@@ -37,14 +39,6 @@ for (const width of WIDTHS) {
       await save(page, `user-dialog-${width}`, false);
     });
   });
-}
-
-async function signIn(page: Page): Promise<void> {
-  await page.goto('/login');
-  await page.getByTestId('username').fill('ada');
-  await page.getByTestId('password').fill('lovelace');
-  await page.getByTestId('login-submit').click();
-  await expect(page).toHaveURL(/\/lab$/);
 }
 
 /** Writes docs/screenshots/<name>.png: the whole page, or only the viewport (a dialog on top). */

@@ -1,5 +1,7 @@
 import { type Page, expect, test } from '@playwright/test';
 
+import { signIn } from './sign-in';
+
 // The auth lab against the reference server (see playwright.real.config.ts, which turns on the
 // server's development-only lab route): what a person sees in the first minutes, without false alarms.
 
@@ -72,15 +74,6 @@ for (const width of [1280, 360]) {
     );
     expect(clipped).toEqual([]);
   });
-}
-
-/** Signs in as the demo admin from the login page and waits for the auth lab. */
-async function signIn(page: Page): Promise<void> {
-  await page.goto('/login');
-  await page.getByTestId('username').fill('ada');
-  await page.getByTestId('password').fill('lovelace');
-  await page.getByTestId('login-submit').click();
-  await expect(page).toHaveURL(/\/lab$/);
 }
 
 /** Console errors, uncaught exceptions and answers of 400 or more, as they happen. */

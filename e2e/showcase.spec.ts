@@ -1,6 +1,8 @@
 import AxeBuilder from '@axe-core/playwright';
 import { type Locator, type Page, expect, test as base } from '@playwright/test';
 
+import { signIn } from './sign-in';
+
 // The showcase in a real Chromium, against its production build. The in-memory backend lives in
 // the page, so every test starts from the seed data; navigation after login stays inside the app
 // (a reload would forget the session, like a tab that was closed).
@@ -348,15 +350,6 @@ async function checkPage(page: Page, name: string, width: number): Promise<void>
     ),
   );
   expect(missed, `${name}: controls Tab never reached`).toEqual([]);
-}
-
-/** Signs in as the demo admin from the login page and waits for the auth lab. */
-async function signIn(page: Page): Promise<void> {
-  await page.goto('/login');
-  await page.getByTestId('username').fill('ada');
-  await page.getByTestId('password').fill('lovelace');
-  await page.getByTestId('login-submit').click();
-  await expect(page).toHaveURL(/\/lab$/);
 }
 
 /** The element's box on the page; fails if it is not rendered. */
