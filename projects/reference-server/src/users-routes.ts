@@ -6,24 +6,14 @@ import type {
   onRequestHookHandler,
 } from 'fastify';
 
-import {
-  DEFAULT_PAGE_SIZE,
-  MAX_PAGE_SIZE,
-  describeDetails,
-  locatePage,
-  parseWholeNumber,
-  readPaging,
-  validateUserFields,
-} from '#contract';
+import { describeDetails, locatePage, parseWholeNumber, readPaging, validateUserFields } from '#contract';
 
 import type { AccessTokens } from './access-tokens.js';
-import { ANY_OPERATION_ERRORS, errorResponses } from './api-schemas.js';
 import { authenticate, requireAdmin } from './authenticate.js';
 import { HttpError } from './http-error.js';
 import { negotiateAcceptHeader } from './negotiate-accept-header.js';
-import type { OpenApiRouteConfig } from './register-openapi.js';
 import { EmailTakenError, type Repository, type User, type UserFields } from './repository.js';
-import { USER_BODY_SCHEMA, USER_PATCH_SCHEMA } from './user-body-schemas.js';
+import { MERGE_PATCH, usersRouteSchemas } from './users-route-schemas.js';
 
 /** What the users routes need. */
 export interface UsersRoutesOptions {
@@ -32,28 +22,6 @@ export interface UsersRoutesOptions {
   /** Vendor of the `Accept` media type: `application/vnd.<vendor>.v1+json`. */
   readonly apiVendor: string;
 }
-
-const MERGE_PATCH = 'application/merge-patch+json';
-
-/** The paging parameters as {@link list} checks them (documentation only: the handler answers its own 400s). */
-const PAGING_QUERY = {
-  type: 'object',
-  properties: {
-    page: { type: 'integer', minimum: 1, description: 'The page, from 1; without it and pageSize, a plain array.' },
-    pageSize: {
-      type: 'integer',
-      minimum: 1,
-      maximum: MAX_PAGE_SIZE,
-      description: `Users per page (${DEFAULT_PAGE_SIZE} when only page is given).`,
-    },
-  },
-} as const;
-/** The `{id}` as {@link checkId} checks it (documentation only). */
-const ID_PARAMS = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: { type: 'integer', minimum: 1, maximum: 999_999_999_999_999 } },
-} as const;
 
 /**
  * The users API, version 1, mounted twice: `/api/v1/users` (version in the path) and `/api/users`
@@ -102,35 +70,14 @@ export async function registerUsersRoutes(app: FastifyInstance, options: UsersRo
     ];
     const item = `${collectionPath}/:id`;
     const send = (reply: FastifyReply, status: number, body: unknown) => reply.code(status).type(mediaType).send(body);
-    const mediaTypeName = mediaType.split(';')[0] ?? mediaType;
-    const tag = negotiate ? 'users (Accept version)' : 'users (path version)';
-    const operation = (name: string, summary: string, response: Record<number, object>, errors: number[]) => ({
-      tags: [tag],
-      operationId: negotiate ? `${name}ByAccept` : name,
-      summary,
-      security: [{ bearerAuth: [] }],
-      response: { ...response, ...errorResponses(...(negotiate ? [...errors, 406] : errors), ...ANY_OPERATION_ERRORS) },
-    });
-    const content = (schema: object) => ({ content: { [mediaTypeName]: { schema } } });
-    const item204 = { 204: { description: 'Done; no body.', type: 'null' } };
-    const itemConfig: { openapi: OpenApiRouteConfig } = { openapi: { params: ID_PARAMS } };
+    const schemas = usersRouteSchemas({ collectionPath, mediaType, negotiate });
 
     app.get(
       collectionPath,
       {
         onRequest: read,
-        config: { openapi: { querystring: PAGING_QUERY } },
-        schema: operation(
-          'listUsers',
-          'List the users',
-          {
-            200: {
-              description: 'All users as an array; with `page` or `pageSize`, one page in the paging envelope.',
-              ...content({ anyOf: [{ type: 'array', items: { $ref: 'User#' } }, { $ref: 'UserPage#' }] }),
-            },
-          },
-          [400, 401],
-        ),
+        config: schemas.listConfig,
+        schema: schemas.list,
       },
       async (request, reply) => send(reply, 200, await list(request, repository)),
     );
@@ -140,21 +87,7 @@ export async function registerUsersRoutes(app: FastifyInstance, options: UsersRo
       {
         onRequest: write,
         preValidation: requireMediaType('application/json'),
-        schema: {
-          ...operation(
-            'createUser',
-            'Create a user',
-            {
-              201: {
-                description: 'Created.',
-                headers: { Location: { type: 'string', description: `${collectionPath}/{id}` } },
-                ...content({ $ref: 'User#' }),
-              },
-            },
-            [400, 401, 403, 409, 413, 415],
-          ),
-          body: USER_BODY_SCHEMA,
-        },
+        schema: schemas.create,
       },
       async (request, reply) => {
         const fields = checkFields(request.body, 'create') as UserFields;
@@ -169,13 +102,8 @@ export async function registerUsersRoutes(app: FastifyInstance, options: UsersRo
       {
         onRequest: read,
         preValidation: checkId,
-        config: itemConfig,
-        schema: operation(
-          'getUser',
-          'Read a user',
-          { 200: { description: 'The user.', ...content({ $ref: 'User#' }) } },
-          [400, 401, 404, 414],
-        ),
+        config: schemas.itemConfig,
+        schema: schemas.get,
       },
       async (request, reply) => send(reply, 200, await findUser(repository, readId(request))),
     );
@@ -185,11 +113,8 @@ export async function registerUsersRoutes(app: FastifyInstance, options: UsersRo
       {
         onRequest: write,
         preValidation: [checkId, requireMediaType('application/json')],
-        config: itemConfig,
-        schema: {
-          ...operation('replaceUser', 'Replace a user', item204, [400, 401, 403, 404, 409, 413, 414, 415]),
-          body: USER_BODY_SCHEMA,
-        },
+        config: schemas.itemConfig,
+        schema: schemas.replace,
       },
       async (request, reply) => {
         const id = readId(request);
@@ -205,17 +130,8 @@ export async function registerUsersRoutes(app: FastifyInstance, options: UsersRo
       {
         onRequest: write,
         preValidation: [checkId, requireMediaType(MERGE_PATCH)],
-        config: itemConfig,
-        schema: {
-          ...operation(
-            'patchUser',
-            'Change some fields of a user (JSON Merge Patch)',
-            { 200: { description: 'The updated user.', ...content({ $ref: 'User#' }) } },
-            [400, 401, 403, 404, 409, 413, 414, 415],
-          ),
-          consumes: [MERGE_PATCH],
-          body: USER_PATCH_SCHEMA,
-        },
+        config: schemas.itemConfig,
+        schema: schemas.patch,
       },
       async (request, reply) => {
         const id = readId(request);
@@ -231,8 +147,8 @@ export async function registerUsersRoutes(app: FastifyInstance, options: UsersRo
       {
         onRequest: write,
         preValidation: checkId,
-        config: itemConfig,
-        schema: operation('deleteUser', 'Delete a user', item204, [400, 401, 403, 404, 414]),
+        config: schemas.itemConfig,
+        schema: schemas.delete,
       },
       async (request, reply) => {
         const id = readId(request);
