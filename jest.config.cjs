@@ -12,6 +12,7 @@ const shared = {
   modulePathIgnorePatterns: ['<rootDir>/dist'],
   moduleNameMapper: {
     '^ngx-token-refresh$': '<rootDir>/projects/ngx-token-refresh/src/public-api.ts',
+    '^ngx-token-refresh/client$': '<rootDir>/projects/ngx-token-refresh/client/src/public-api.ts',
     '^ngx-token-refresh/testing$': '<rootDir>/projects/ngx-token-refresh/testing/src/public-api.ts',
     '^ngx-token-refresh/router$': '<rootDir>/projects/ngx-token-refresh/router/src/public-api.ts',
     // The contract and its demo data, by the alias both backends import them with (tsconfig.json's paths).

@@ -61,10 +61,10 @@ if (unbuilt.length > 0) {
 
 rmSync(scratch, { recursive: true, force: true });
 
-// `ngx-token-refresh/router` imports `ApiError` from `ngx-token-refresh`, which TypeScript resolves to
+// `ngx-token-refresh/router` imports `ApiError` from `ngx-token-refresh/client`, which TypeScript resolves to
 // dist/ itself (the package's own name). API Extractor counts only an import resolved inside a
 // node_modules folder as another package's, so the entry points are mapped to a copy in one: the
-// router's report then says `import { ApiError } from 'ngx-token-refresh'`, as its users see it.
+// router's report then says `import { ApiError } from 'ngx-token-refresh/client'`, as its users see it.
 const paths = {};
 for (const entry of entryPoints) {
   const copy = join(scratch, 'node_modules', relative(join(dist, '..'), entry.types));

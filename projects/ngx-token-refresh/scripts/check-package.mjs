@@ -3,7 +3,7 @@
 // exports, files) and @arethetypeswrong/cli (whether every entry point resolves to JavaScript and
 // types). attw runs with the `esm-only` profile: the Angular Package Format ships ES modules only, so
 // `require()` from CommonJS and node10 resolution (which has no `exports`, and so no
-// `ngx-token-refresh/testing` or `ngx-token-refresh/router`) are not supported, as for every Angular package.
+// `ngx-token-refresh/client`, `ngx-token-refresh/testing` or `ngx-token-refresh/router`) are not supported, as for every Angular package.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,10 +1,9 @@
 /*
- * Public API of ngx-token-refresh.
+ * Public API of ngx-token-refresh: the token-refresh interceptor and its features. The client of the
+ * service (auth, users API, errors) is `ngx-token-refresh/client`.
  */
 
 // Token refresh
-export { createTokenRefreshInterceptor } from './lib/refresh/create-token-refresh-interceptor';
-export type { TokenRefreshController } from './lib/refresh/create-token-refresh-interceptor';
 export { injectTokenRefresh } from './lib/refresh/inject-token-refresh';
 export { provideTokenRefresh } from './lib/refresh/provide-token-refresh';
 export { SKIP_TOKEN_REFRESH } from './lib/refresh/skip-token-refresh';
@@ -15,38 +14,21 @@ export { tokenRefreshInterceptor } from './lib/refresh/token-refresh-interceptor
 export type { TokenRefreshOptions } from './lib/refresh/token-refresh-options';
 export type { TokenRefreshFeature, TokenRefreshFeatureKind } from './lib/refresh/token-refresh-feature';
 export { TOKEN_REFRESH_RETRY_COUNT } from './lib/refresh/token-refresh-retry-count';
-export type { TokenRefreshState } from './lib/refresh/token-refresh-state';
+export type { TokenRefreshRef } from './lib/refresh/token-refresh-ref';
 export { withCrossTabSync, withNoCrossTabSync } from './lib/refresh/with-cross-tab-sync';
 export type { CrossTabSyncOptions } from './lib/refresh/with-cross-tab-sync';
-export { withInterceptorOptions } from './lib/refresh/with-interceptor-options';
 export { withProactiveRefresh } from './lib/refresh/with-proactive-refresh';
 export type { ProactiveRefreshOptions } from './lib/refresh/with-proactive-refresh';
-export type { InterceptorOptions } from './lib/refresh/with-interceptor-options';
 
-// Service client: errors
-export { ApiError } from './lib/errors/api-error';
-export type { ApiErrorDetail } from './lib/errors/api-error';
-export { getFieldErrors } from './lib/errors/get-field-errors';
-export { parseApiError } from './lib/errors/parse-api-error';
-
-// Service client: users API
-export { provideUsersApi } from './lib/api/provide-users-api';
-export type { UsersApiConfig } from './lib/api/provide-users-api';
-export type { Created, NewUser, Page, Pagination, User } from './lib/api/user';
-export { UsersService } from './lib/api/users-service';
-
-// Service client: authentication
-export { AuthClient } from './lib/auth/auth-client';
-export type { AuthConfig, RefreshTokenStore } from './lib/auth/auth-config';
-export { parseJwtClaims } from './lib/auth/parse-jwt-claims';
-export type { JwtClaims } from './lib/auth/parse-jwt-claims';
-export { provideAuth } from './lib/auth/provide-auth';
-export { readAccessToken } from './lib/auth/read-access-token';
-export { safeReturnUrl } from './lib/auth/safe-return-url';
+// JWT
+export { parseJwtClaims } from './lib/jwt/parse-jwt-claims';
+export type { JwtClaims } from './lib/jwt/parse-jwt-claims';
 
 // Internal (ɵ): for the library's own secondary entry points, which may import only this public API.
-/**
- * Internal, not part of the public API: the resolved `provideAuth` configuration, for the library's
- * own secondary entry point `ngx-token-refresh/router`. It may change or go away in any release.
- */
-export { AUTH_CONFIG as ɵAUTH_CONFIG } from './lib/auth/auth-config';
+// Not part of the public API: they may change or go away in any release.
+export { injectCallbackRunner as ɵinjectCallbackRunner } from './lib/internal/inject-callback-runner';
+export { isSameOriginPath as ɵisSameOriginPath } from './lib/internal/is-same-origin-path';
+export { isUsableToken as ɵisUsableToken } from './lib/internal/is-usable-token';
+export { RuntimeError as ɵRuntimeError, warnRuntime as ɵwarnRuntime } from './lib/internal/runtime-error';
+export { injectTokenWriter as ɵinjectTokenWriter } from './lib/refresh/inject-token-writer';
+export { provideTokenRefreshFrom as ɵprovideTokenRefreshFrom } from './lib/refresh/provide-token-refresh';

@@ -9,7 +9,8 @@ import {
   type Routes,
   provideRouter,
 } from '@angular/router';
-import { AuthClient, type AuthConfig, provideAuth, tokenRefreshInterceptor } from 'ngx-token-refresh';
+import { tokenRefreshInterceptor, withCrossTabSync } from 'ngx-token-refresh';
+import { AuthClient, type AuthConfig, provideAuth } from 'ngx-token-refresh/client';
 import { authGuard } from 'ngx-token-refresh/router';
 import { createTestJwt } from 'ngx-token-refresh/testing';
 
@@ -76,7 +77,7 @@ function setup(
     providers: [
       provideHttpClient(withInterceptors([tokenRefreshInterceptor])),
       provideHttpClientTesting(),
-      provideAuth(config),
+      provideAuth(config, withCrossTabSync()),
       provideRouter(routes),
     ],
   });

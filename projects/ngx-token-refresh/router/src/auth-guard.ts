@@ -1,12 +1,12 @@
 import { inject } from '@angular/core';
 import { type CanActivateFn, Router } from '@angular/router';
-import { AuthClient, ɵAUTH_CONFIG as AUTH_CONFIG } from 'ngx-token-refresh';
+import { AuthClient, ɵAUTH_CONFIG as AUTH_CONFIG } from 'ngx-token-refresh/client';
 import { map } from 'rxjs';
 
 /**
  * Lets a navigation through only with a session. Without a token it first tries to restore the
  * session with a refresh (after a reload, the refresh cookie usually still holds), and otherwise
- * redirects to `loginPath` with `?returnUrl=` the URL that was asked for. Needs {@link provideAuth}.
+ * redirects to `loginPath` with `?returnUrl=` the URL that was asked for. Needs `provideAuth` (from `ngx-token-refresh/client`).
  *
  * @usageNotes
  * ```ts

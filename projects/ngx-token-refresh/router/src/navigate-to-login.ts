@@ -1,9 +1,9 @@
 import { ErrorHandler, inject } from '@angular/core';
 import { Router } from '@angular/router';
-import { type ApiError, ɵAUTH_CONFIG as AUTH_CONFIG } from 'ngx-token-refresh';
+import { type ApiError, ɵAUTH_CONFIG as AUTH_CONFIG } from 'ngx-token-refresh/client';
 
 /**
- * An `onSessionExpired` for {@link provideAuth}: sends people to `loginPath`, with
+ * An `onSessionExpired` for `provideAuth` (from `ngx-token-refresh/client`): sends people to `loginPath`, with
  * `?returnUrl=<the current URL>` (left out on `/`) so the login page can bring them back. Called with
  * the `ApiError` of the failed refresh, as `onSessionExpired` calls it, it also adds `?reason=expired`,
  * so the login page can say why it is shown ("your session has ended, please sign in again") rather

@@ -9,7 +9,7 @@ import { logNextSteps } from './log-next-steps';
 import { putOnOwnLines } from './put-on-own-lines';
 import { resolveProject } from './resolve-project';
 import type { NgAddOptions } from './schema';
-import { HTTP, httpClientCode, LIBRARY, providerCode, resolveSetup, type SymbolRef } from './setup';
+import { HTTP, httpClientCode, LIBRARY, LIBRARY_CLIENT, providerCode, resolveSetup, type SymbolRef } from './setup';
 import { shouldAddFetch } from './should-add-fetch';
 import { showPath } from './show-path';
 
@@ -56,7 +56,7 @@ export function ngAdd(options: NgAddOptions = {}): Rule {
         ({ code, external }) => code`${providerCode(setup, refTo(facts, external), facts.withRouter, facts.indent)}`,
       ),
     );
-    added.push([setup.kind === 'auth' ? 'provideAuth' : 'provideTokenRefresh', LIBRARY]);
+    added.push(setup.kind === 'auth' ? ['provideAuth', LIBRARY_CLIENT] : ['provideTokenRefresh', LIBRARY]);
     rules.push(putOnOwnLines(mainPath, setup, added));
     rules.push(() => logNextSteps(context, setup, file, added, facts.withRouter));
     return chain(rules);

@@ -2,7 +2,7 @@ import type * as TS from 'typescript';
 
 import { findCalls, importedNames, indentAt, isCallOf, isMultiLine } from './ast';
 import type { LocatedConfig } from './locate-config';
-import { HTTP, LIBRARY, ROUTER } from './setup';
+import { HTTP, LIBRARY, LIBRARY_CLIENT, ROUTER } from './setup';
 import { ts } from './typescript';
 
 /** What the config already holds. */
@@ -30,8 +30,12 @@ export function inspectConfig({ source, providers }: LocatedConfig): ConfigFacts
   const names = importedNames(source);
   const local = (symbol: string, module: string) => names.get(module)?.get(symbol);
   const registeredBy =
-    ['provideAuth', 'provideTokenRefresh'].find((symbol) => findCalls(source, local(symbol, LIBRARY)).length > 0) ??
-    null;
+    (
+      [
+        ['provideAuth', LIBRARY_CLIENT],
+        ['provideTokenRefresh', LIBRARY],
+      ] as const
+    ).find(([symbol, module]) => findCalls(source, local(symbol, module)).length > 0)?.[0] ?? null;
   const httpClient = providers ? (findCalls(providers, local('provideHttpClient', HTTP))[0] ?? null) : null;
   const interceptor = local('tokenRefreshInterceptor', LIBRARY);
   const interceptorListed =

@@ -32,8 +32,8 @@ export function logNextSteps(
   }
   if (setup.origin) {
     context.logger.info(
-      `Requests to ${setup.origin} carry a token only when it is listed: ` +
-        `withInterceptorOptions({ allowedOrigins: ['${setup.origin}'] }) (see "An API on another origin").`,
+      `Requests to ${setup.origin} carry a token only when it is listed: add allowedOrigins: ['${setup.origin}'] ` +
+        `to the options of ${setup.kind === 'auth' ? 'provideAuth' : 'provideTokenRefresh'} (see "An API on another origin").`,
     );
   }
 }

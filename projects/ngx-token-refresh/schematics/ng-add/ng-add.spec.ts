@@ -87,7 +87,8 @@ import { provideRouter } from '@angular/router';
 
 import { routes } from './app.routes';
 import { provideHttpClient, withInterceptors } from '@angular/common/http';
-import { tokenRefreshInterceptor, provideAuth } from 'ngx-token-refresh';
+import { tokenRefreshInterceptor, withCrossTabSync } from 'ngx-token-refresh';
+import { provideAuth } from 'ngx-token-refresh/client';
 import { navigateToLogin } from 'ngx-token-refresh/router';
 
 export const appConfig: ApplicationConfig = {
@@ -95,7 +96,7 @@ export const appConfig: ApplicationConfig = {
     provideBrowserGlobalErrorListeners(),
     provideRouter(routes),
     provideHttpClient(withInterceptors([tokenRefreshInterceptor])),
-    provideAuth({ baseUrl: '/auth', onSessionExpired: navigateToLogin })
+    provideAuth({ baseUrl: '/auth', onSessionExpired: navigateToLogin }, withCrossTabSync())
   ]
 };
 `);
@@ -138,10 +139,11 @@ export const appConfig: ApplicationConfig = {
 
     expect(tree.readText(CONFIG)).toBe(`import { ApplicationConfig } from '@angular/core';
 import { provideHttpClient, withFetch, withInterceptors } from '@angular/common/http';
-import { tokenRefreshInterceptor, provideAuth } from 'ngx-token-refresh';
+import { tokenRefreshInterceptor, withCrossTabSync } from 'ngx-token-refresh';
+import { provideAuth } from 'ngx-token-refresh/client';
 
 export const appConfig: ApplicationConfig = {
-  providers: [provideHttpClient(withFetch(), withInterceptors([tokenRefreshInterceptor])), provideAuth({ baseUrl: '/auth' })],
+  providers: [provideHttpClient(withFetch(), withInterceptors([tokenRefreshInterceptor])), provideAuth({ baseUrl: '/auth' }, withCrossTabSync())],
 };
 `);
   });
@@ -150,7 +152,8 @@ export const appConfig: ApplicationConfig = {
     const { tree, logs } = await ngAdd(app(INTERCEPTORS_CONFIG));
     const config = tree.readText(CONFIG);
 
-    expect(config).toContain(`import { tokenRefreshInterceptor, provideAuth } from 'ngx-token-refresh';`);
+    expect(config).toContain(`import { tokenRefreshInterceptor, withCrossTabSync } from 'ngx-token-refresh';
+import { provideAuth } from 'ngx-token-refresh/client';`);
     expect(config).toContain(`import { navigateToLogin } from 'ngx-token-refresh/router';`);
     expect(config).toContain(`
   providers: [
@@ -159,7 +162,7 @@ export const appConfig: ApplicationConfig = {
       withFetch(),
       withInterceptors([apiBaseUrl, locale, tokenRefreshInterceptor]),
     ),
-    provideAuth({ baseUrl: '/auth', onSessionExpired: navigateToLogin }),
+    provideAuth({ baseUrl: '/auth', onSessionExpired: navigateToLogin }, withCrossTabSync()),
   ],
 `);
     expect(logs).toContain(
@@ -221,7 +224,7 @@ export const appConfig: ApplicationConfig = {
     expect(config).not.toContain('provideAuth');
     expect(logs).toContain(
       `info: Requests to https://api.example.com carry a token only when it is listed: ` +
-        `withInterceptorOptions({ allowedOrigins: ['https://api.example.com'] }) (see "An API on another origin").`,
+        `add allowedOrigins: ['https://api.example.com'] to the options of provideTokenRefresh (see "An API on another origin").`,
     );
   });
 
@@ -229,7 +232,7 @@ export const appConfig: ApplicationConfig = {
     const { tree } = await ngAdd(app(), { refreshUrl: '/api/v1/auth/refresh' });
 
     expect(tree.readText(CONFIG)).toContain(
-      `provideAuth({ baseUrl: '/api/v1/auth', onSessionExpired: navigateToLogin })`,
+      `provideAuth({ baseUrl: '/api/v1/auth', onSessionExpired: navigateToLogin }, withCrossTabSync())`,
     );
   });
 
@@ -265,12 +268,13 @@ export const appConfig: ApplicationConfig = {
 
     expect(tree.readText(CONFIG)).toBe(`import { ApplicationConfig } from '@angular/core';
 import { provideHttpClient, withInterceptors } from '@angular/common/http';
-import { tokenRefreshInterceptor, provideAuth } from 'ngx-token-refresh';
+import { tokenRefreshInterceptor, withCrossTabSync } from 'ngx-token-refresh';
+import { provideAuth } from 'ngx-token-refresh/client';
 
 export const appConfig: ApplicationConfig = {
   providers: [
     provideHttpClient(withInterceptors([tokenRefreshInterceptor])),
-    provideAuth({ baseUrl: '/auth' }),
+    provideAuth({ baseUrl: '/auth' }, withCrossTabSync()),
   ],
 };
 `);
@@ -311,14 +315,14 @@ export const appConfig: ApplicationConfig = {
     const result = await ngAdd(tree);
 
     expect(result.tree.readText(MAIN)).toContain(`bootstrapApplication(App, {
-  providers: [provideHttpClient(withInterceptors([tokenRefreshInterceptor])), provideAuth({ baseUrl: '/auth' })]
+  providers: [provideHttpClient(withInterceptors([tokenRefreshInterceptor])), provideAuth({ baseUrl: '/auth' }, withCrossTabSync())]
 })`);
   });
 
   describe('refuses, naming the file and what to add by hand', () => {
     const byHand =
       'provideHttpClient(withInterceptors([tokenRefreshInterceptor])),\n' +
-      "  provideAuth({ baseUrl: '/auth', onSessionExpired: navigateToLogin }),";
+      "  provideAuth({ baseUrl: '/auth', onSessionExpired: navigateToLogin }, withCrossTabSync()),";
 
     it('when the application config is not there', async () => {
       const tree = app();
@@ -333,7 +337,7 @@ export const appConfig: ApplicationConfig = {
       );
       await expect(error).rejects.toThrow(byHand);
       await expect(error).rejects.toThrow(
-        "tokenRefreshInterceptor, provideAuth from 'ngx-token-refresh' and navigateToLogin from 'ngx-token-refresh/router'.",
+        "tokenRefreshInterceptor, withCrossTabSync from 'ngx-token-refresh'; provideAuth from 'ngx-token-refresh/client' and navigateToLogin from 'ngx-token-refresh/router'.",
       );
     });
 
@@ -419,6 +423,7 @@ function typeCheck(files: Record<string, string>): string[] {
     types: [],
     paths: {
       'ngx-token-refresh': [path.join(root, 'projects/ngx-token-refresh/src/public-api.ts')],
+      'ngx-token-refresh/client': [path.join(root, 'projects/ngx-token-refresh/client/src/public-api.ts')],
       'ngx-token-refresh/router': [path.join(root, 'projects/ngx-token-refresh/router/src/public-api.ts')],
     },
   };

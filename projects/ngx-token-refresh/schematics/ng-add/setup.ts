@@ -2,8 +2,10 @@ import { SchematicsException } from '@angular-devkit/schematics';
 
 import type { NgAddOptions } from './schema';
 
-/** The module this schematic installs. */
+/** The module this schematic installs: the interceptor and its features. */
 export const LIBRARY = 'ngx-token-refresh';
+/** Its entry point for the client of the service (`provideAuth`, `AuthClient`). */
+export const LIBRARY_CLIENT = 'ngx-token-refresh/client';
 /** Its entry point for the parts that need the router (`navigateToLogin`, `authGuard`). */
 export const LIBRARY_ROUTER = 'ngx-token-refresh/router';
 export const HTTP = '@angular/common/http';
@@ -74,16 +76,18 @@ export function interceptorsFeatureCode(ref: SymbolRef): string {
 }
 
 /**
- * `provideAuth({...})` or `provideTokenRefresh({...})`.
+ * `provideAuth({...}, withCrossTabSync())` or `provideTokenRefresh({...})`. `provideAuth` uses the
+ * refresh cookie, which every tab sends, so its tabs take turns to refresh.
  *
  * @param withRouter whether the app has a router: then a session that ends sends people to the login page.
  * @param indent the indentation of the provider in its array; multi-line code is indented from there.
  */
 export function providerCode(setup: Setup, ref: SymbolRef, withRouter: boolean, indent: string): string {
   if (setup.kind === 'auth') {
-    const provideAuth = ref('provideAuth', LIBRARY);
+    // In this order: the imports are written in the order the symbols are named.
+    const provideAuth = ref('provideAuth', LIBRARY_CLIENT);
     const onSessionExpired = withRouter ? `, onSessionExpired: ${ref('navigateToLogin', LIBRARY_ROUTER)}` : '';
-    return `${provideAuth}({ baseUrl: ${quote(setup.baseUrl)}${onSessionExpired} })`;
+    return `${provideAuth}({ baseUrl: ${quote(setup.baseUrl)}${onSessionExpired} }, ${ref('withCrossTabSync', LIBRARY)}())`;
   }
   const provideTokenRefresh = ref('provideTokenRefresh', LIBRARY);
   const inner = `${indent}  `;
@@ -104,8 +108,8 @@ export function manualInstructions(setup: Setup): string {
   const imports = [
     `provideHttpClient, withInterceptors${auth ? '' : ', HttpClient'} from '${HTTP}'`,
     ...(auth ? [] : [`inject from '${CORE}'`]),
-    `tokenRefreshInterceptor, ${auth ? 'provideAuth' : 'provideTokenRefresh'} from '${LIBRARY}'`,
-    ...(auth ? [`navigateToLogin from '${LIBRARY_ROUTER}'`] : []),
+    `tokenRefreshInterceptor${auth ? ', withCrossTabSync' : ', provideTokenRefresh'} from '${LIBRARY}'`,
+    ...(auth ? [`provideAuth from '${LIBRARY_CLIENT}'`, `navigateToLogin from '${LIBRARY_ROUTER}'`] : []),
   ];
   return (
     `Add these to the application's providers by hand (see the README of ngx-token-refresh, "Set up"):\n` +

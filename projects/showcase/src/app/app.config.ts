@@ -1,7 +1,8 @@
 import { provideHttpClient, withInterceptors } from '@angular/common/http';
 import { type ApplicationConfig, provideBrowserGlobalErrorListeners } from '@angular/core';
 import { provideRouter, withComponentInputBinding } from '@angular/router';
-import { provideAuth, provideUsersApi, tokenRefreshInterceptor, withProactiveRefresh } from 'ngx-token-refresh';
+import { tokenRefreshInterceptor, withProactiveRefresh } from 'ngx-token-refresh';
+import { provideAuth, provideUsersApi } from 'ngx-token-refresh/client';
 import { navigateToLogin } from 'ngx-token-refresh/router';
 
 import { routes } from './app.routes';
@@ -42,7 +43,8 @@ export const appConfig: ApplicationConfig = {
     // signed out (an input, by withComponentInputBinding), to say why the session has ended.
     // withProactiveRefresh: the token is refreshed shortly before it expires, so steady traffic never
     // meets a 401. demo: a tab loaded with ?proactive=off goes without it, to compare (tab-choice.ts).
-    // demo: authFeatures turns provideAuth's cross-tab sync off for the in-memory backend (one per tab)
+    // withCrossTabSync (in authFeatures): the tabs share the refresh cookie, so they take turns to refresh and
+    // share the new token. demo: off for the in-memory backend, which runs one server per tab
     provideAuth(
       { baseUrl: '/auth', loginPath: '/login', onSessionExpired: navigateToLogin },
       ...(proactiveRefresh ? [withProactiveRefresh()] : []),

@@ -3,7 +3,8 @@ import { MatButtonModule } from '@angular/material/button';
 import { MatProgressBarModule } from '@angular/material/progress-bar';
 import { MatToolbarModule } from '@angular/material/toolbar';
 import { Router, RouterLink, RouterLinkActive, RouterOutlet } from '@angular/router';
-import { AuthClient, injectTokenRefresh, parseJwtClaims } from 'ngx-token-refresh';
+import { injectTokenRefresh, parseJwtClaims } from 'ngx-token-refresh';
+import { AuthClient } from 'ngx-token-refresh/client';
 
 /** The showcase's frame: navigation, who is signed in, sign-out, and a bar while a refresh runs. */
 @Component({

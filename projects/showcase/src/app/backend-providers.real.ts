@@ -1,6 +1,6 @@
 import { HttpClient, type HttpInterceptorFn } from '@angular/common/http';
 import { type EnvironmentProviders, inject, makeEnvironmentProviders } from '@angular/core';
-import { type TokenRefreshFeature, withNoCrossTabSync } from 'ngx-token-refresh';
+import { type TokenRefreshFeature, withCrossTabSync, withNoCrossTabSync } from 'ngx-token-refresh';
 
 import { LAB_EXPIRE_ON_SERVER } from './lab/lab-expire-on-server';
 import { LAB_TABS } from './lab/lab-tabs';
@@ -32,8 +32,11 @@ const crossTabSync = readTabChoice('crossTab');
 /** No interceptors besides the app's own: a real server answers with real HttpErrorResponses. */
 export const backendInterceptors: readonly HttpInterceptorFn[] = [];
 
-/** `provideAuth`'s features: its default (cross-tab sync on), unless this tab asked for it off. */
-export const authFeatures: readonly TokenRefreshFeature[] = crossTabSync ? [] : [withNoCrossTabSync()];
+/**
+ * `provideAuth`'s features: cross-tab sync, which the cookie flow needs, unless this tab asked for it
+ * off.
+ */
+export const authFeatures: readonly TokenRefreshFeature[] = [crossTabSync ? withCrossTabSync() : withNoCrossTabSync()];
 
 /** Nothing but what the lab shows: the default HttpClient backend reaches the real server. */
 export function provideBackend(): EnvironmentProviders {

@@ -1,6 +1,6 @@
 import { type EnvironmentProviders, effect, inject, provideEnvironmentInitializer, untracked } from '@angular/core';
 import { type CanActivateFn, Router, UrlTree } from '@angular/router';
-import { AuthClient } from 'ngx-token-refresh';
+import { AuthClient } from 'ngx-token-refresh/client';
 import { authGuard } from 'ngx-token-refresh/router';
 import { isObservable, tap } from 'rxjs';
 

@@ -1,6 +1,6 @@
 import { TestBed } from '@angular/core/testing';
 import { RouterTestingHarness } from '@angular/router/testing';
-import { AuthClient } from 'ngx-token-refresh';
+import { AuthClient } from 'ngx-token-refresh/client';
 import { firstValueFrom } from 'rxjs';
 
 import { appConfig } from './app.config';

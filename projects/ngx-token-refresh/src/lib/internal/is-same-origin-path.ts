@@ -4,5 +4,5 @@
  */
 const SAME_ORIGIN_PATH = /^\/(?![/\\])[^\t\n\r]*$/;
 
-/** Whether `value` is a path on this origin (see {@link SAME_ORIGIN_PATH}), judged without a URL parser. */
+/** Whether `value` is a path on this origin (see `SAME_ORIGIN_PATH`), judged without a URL parser. */
 export const isSameOriginPath = (value: string): boolean => SAME_ORIGIN_PATH.test(value);

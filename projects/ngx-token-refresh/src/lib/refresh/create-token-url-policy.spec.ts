@@ -3,7 +3,12 @@ import { HttpClient, provideHttpClient, withInterceptors } from '@angular/common
 import { HttpTestingController, provideHttpClientTesting } from '@angular/common/http/testing';
 import { EnvironmentInjector, inject } from '@angular/core';
 import { TestBed } from '@angular/core/testing';
-import { type TokenRefreshOptions, createTokenRefreshInterceptor, injectTokenRefresh } from 'ngx-token-refresh';
+import {
+  type TokenRefreshOptions,
+  injectTokenRefresh,
+  provideTokenRefresh,
+  tokenRefreshInterceptor,
+} from 'ngx-token-refresh';
 
 // Which URLs may carry the token, seen through the interceptor: with `attachToken` every outgoing
 // request shows the decision, and a 401 from a URL that may not carry the token never starts a refresh.
@@ -111,7 +116,7 @@ describe('tokens only where they belong', () => {
 /** The interceptor, with a known current token, in an application served from `location`. */
 function setup(location: string, overrides: Partial<TokenRefreshOptions> = {}) {
   let refreshes = 0;
-  const controller = createTokenRefreshInterceptor({
+  const tokenRefresh = provideTokenRefresh({
     refreshApiCall: () => {
       refreshes++;
       return inject(HttpClient).post('/auth/refresh', null, { observe: 'response' });
@@ -126,11 +131,12 @@ function setup(location: string, overrides: Partial<TokenRefreshOptions> = {}) {
   TestBed.configureTestingModule({
     providers: [
       { provide: DOCUMENT, useValue: document },
-      provideHttpClient(withInterceptors([controller.interceptor])),
+      provideHttpClient(withInterceptors([tokenRefreshInterceptor])),
       provideHttpClientTesting(),
+      tokenRefresh,
     ],
   });
-  injectTokenRefresh({ controller, injector: TestBed.inject(EnvironmentInjector) }).setToken('current');
+  injectTokenRefresh({ injector: TestBed.inject(EnvironmentInjector) }).setToken('current');
   return {
     http: TestBed.inject(HttpClient),
     httpTesting: TestBed.inject(HttpTestingController),

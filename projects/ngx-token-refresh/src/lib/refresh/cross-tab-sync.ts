@@ -3,7 +3,7 @@ import { DestroyRef, PLATFORM_ID, inject } from '@angular/core';
 import { Observable, type Subscriber } from 'rxjs';
 
 import { injectCallbackRunner } from '../internal/inject-callback-runner';
-import { isUsableToken } from './is-usable-token';
+import { isUsableToken } from '../internal/is-usable-token';
 import type { RefreshResult } from './refresh-call';
 import type { CoordinatedGate, RefreshCoordinator } from './refresh-coordinator';
 import type { ResolvedTokenRefreshOptions } from './resolve-token-refresh-options';

@@ -16,7 +16,7 @@ import {
   provideZonelessChangeDetection,
 } from '@angular/core';
 import { createApplication } from '@angular/platform-browser';
-import { type TokenRefreshState, injectTokenRefresh, tokenRefreshInterceptor } from 'ngx-token-refresh';
+import { type TokenRefreshRef, injectTokenRefresh, tokenRefreshInterceptor } from 'ngx-token-refresh';
 import { Observable, firstValueFrom } from 'rxjs';
 
 // Shared by the cross-tab specs (not part of the library build: see tsconfig.lib.json). The real
@@ -270,7 +270,7 @@ export class FakeServer {
 /** One tab: an application of its own, with the interceptor in front of the fake server. */
 export interface FakeTab {
   readonly app: ApplicationRef;
-  readonly state: TokenRefreshState;
+  readonly state: TokenRefreshRef;
   readonly http: HttpClient;
   /** What the interceptor emitted in this tab, by type. */
   readonly events: string[];

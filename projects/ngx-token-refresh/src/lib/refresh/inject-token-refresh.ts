@@ -1,17 +1,14 @@
-import { InjectionToken, Injector, assertInInjectionContext, inject } from '@angular/core';
+import { Injector, assertInInjectionContext, inject } from '@angular/core';
 
-import { RuntimeError } from '../errors/runtime-error';
-import type { InternalTokenRefreshController, TokenRefreshController } from './create-token-refresh-interceptor';
-import { CONTROLLER_GATE } from './create-token-refresh-interceptor';
+import { RuntimeError } from '../internal/runtime-error';
 import { TOKEN_REFRESH_GATE } from './provide-token-refresh';
-import type { TokenRefreshState } from './token-refresh-state';
+import type { TokenRefreshRef } from './token-refresh-ref';
 
 /**
- * The refresh state of this application: whether a refresh is in flight, the current token, the
- * event stream, `refresh()`, `setToken()` and the eject switch. Without `controller` it is the state
- * of the interceptor set up by {@link provideTokenRefresh} (or `provideAuth`); pass the controller
- * from {@link createTokenRefreshInterceptor} to read that one's. Needs an injection context unless
- * `injector` is given.
+ * The handle on this application's token-refresh interceptor, set up by {@link provideTokenRefresh}
+ * (or `provideAuth`): whether a refresh is in flight, the current token, the event stream,
+ * `refresh()`, `setToken()`, `disable()` and `enable()`. Needs an injection context unless `injector`
+ * is given.
  *
  * @usageNotes
  * ```ts
@@ -19,33 +16,19 @@ import type { TokenRefreshState } from './token-refresh-state';
  *   protected readonly refreshing = injectTokenRefresh().isRefreshing;
  * }
  * ```
+ *
+ * @throws when no interceptor is provided in this injector or its parents.
  */
-export function injectTokenRefresh(options?: {
-  controller?: TokenRefreshController;
-  injector?: Injector;
-}): TokenRefreshState {
+export function injectTokenRefresh(options?: { injector?: Injector }): TokenRefreshRef {
   if (!options?.injector) assertInInjectionContext(injectTokenRefresh);
-  const injector = options?.injector ?? inject(Injector);
-  if (options?.controller) {
-    const gate = (options.controller as Partial<InternalTokenRefreshController>)[CONTROLLER_GATE];
-    if (!(gate instanceof InjectionToken)) {
-      throw new RuntimeError(
-        'UnknownController',
-        typeof ngDevMode !== 'undefined' &&
-          ngDevMode &&
-          'injectTokenRefresh got a controller that createTokenRefreshInterceptor did not create',
-      );
-    }
-    return injector.get(gate).state;
-  }
-  const gate = injector.get(TOKEN_REFRESH_GATE, null);
+  const gate = (options?.injector ?? inject(Injector)).get(TOKEN_REFRESH_GATE, null);
   if (!gate) {
     throw new RuntimeError(
       'MissingProvider',
       typeof ngDevMode !== 'undefined' &&
         ngDevMode &&
-        'injectTokenRefresh found no interceptor (add provideTokenRefresh({...}) or provideAuth(), or pass { controller })',
+        'injectTokenRefresh found no interceptor (add provideTokenRefresh({...}) or provideAuth())',
     );
   }
-  return gate.state;
+  return gate.ref;
 }

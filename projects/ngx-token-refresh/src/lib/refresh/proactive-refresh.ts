@@ -1,7 +1,7 @@
 import { isPlatformBrowser } from '@angular/common';
 import { DOCUMENT, DestroyRef, NgZone, PLATFORM_ID, inject } from '@angular/core';
 
-import { parseJwtClaims } from '../auth/parse-jwt-claims';
+import { parseJwtClaims } from '../jwt/parse-jwt-claims';
 import type { RefreshScheduler, ScheduledGate } from './refresh-scheduler';
 
 /** The settings of {@link ProactiveRefresh}, as `withProactiveRefresh` resolved them. */
@@ -100,7 +100,7 @@ export class ProactiveRefresh implements RefreshScheduler {
 
   plan(fresh: boolean): void {
     const now = Date.now();
-    const token = this.#gate.ejected() ? null : this.#gate.token();
+    const token = this.#gate.disabled() ? null : this.#gate.token();
     const claims = token === null ? null : parseJwtClaims(token);
     const exp = claims?.exp;
     let iat = claims?.iat;

@@ -6,14 +6,13 @@ import { createApplication } from '@angular/platform-browser';
 import {
   TokenRefreshError,
   type TokenRefreshOptions,
-  createTokenRefreshInterceptor,
   injectTokenRefresh,
-  provideAuth,
   provideTokenRefresh,
   type TokenRefreshFeature,
   tokenRefreshInterceptor,
-  withInterceptorOptions,
+  withProactiveRefresh,
 } from 'ngx-token-refresh';
+import { provideAuth } from 'ngx-token-refresh/client';
 
 describe('provideTokenRefresh', () => {
   describe('in one application', () => {
@@ -41,13 +40,13 @@ describe('provideTokenRefresh', () => {
       expect(onRefreshSuccess).toHaveBeenCalledTimes(1);
     });
 
-    it("lets injectTokenRefresh().eject() switch this application's interceptor off", () => {
+    it("lets injectTokenRefresh().disable() switch this application's interceptor off", () => {
       configure();
       const state = TestBed.runInInjectionContext(() => injectTokenRefresh());
       const http = TestBed.inject(HttpClient);
       const httpTesting = TestBed.inject(HttpTestingController);
 
-      state.eject();
+      state.disable();
       let status = 0;
       http.get('/api/b').subscribe({ error: (error: HttpErrorResponse) => (status = error.status) });
       httpTesting.expectOne('/api/b').flush(null, UNAUTHORIZED);
@@ -77,20 +76,11 @@ describe('provideTokenRefresh', () => {
   });
 
   describe('features', () => {
-    it('withInterceptorOptions sets the interceptor options, over those of the first argument', () => {
-      TestBed.configureTestingModule({
-        providers: [
-          provideHttpClient(withInterceptors([tokenRefreshInterceptor])),
-          provideHttpClientTesting(),
-          provideTokenRefresh(
-            refreshOptions({ statusCodes: [401] }),
-            withInterceptorOptions({
-              statusCodes: [419],
-              allowedOrigins: ['https://api.example.com'],
-              setAuthHeader: (request, token) => request.clone({ setHeaders: { 'X-Token': token } }),
-            }),
-          ),
-        ],
+    it('applies refreshOnStatus, allowedOrigins and setAuthHeader together', () => {
+      configure({
+        refreshOnStatus: [419],
+        allowedOrigins: ['https://api.example.com'],
+        setAuthHeader: (request, token) => request.clone({ setHeaders: { 'X-Token': token } }),
       });
       const http = TestBed.inject(HttpClient);
       const httpTesting = TestBed.inject(HttpTestingController);
@@ -109,45 +99,19 @@ describe('provideTokenRefresh', () => {
       httpTesting.verify();
     });
 
-    it("keeps the first argument's value for an option the feature leaves undefined", () => {
-      TestBed.configureTestingModule({
-        providers: [
-          provideHttpClient(withInterceptors([tokenRefreshInterceptor])),
-          provideHttpClientTesting(),
-          provideTokenRefresh(
-            refreshOptions({ allowedOrigins: ['https://api.example.com'], attachToken: true }),
-            withInterceptorOptions({ allowedOrigins: undefined, refreshTimeout: 5_000 }),
-          ),
-        ],
-      });
-      TestBed.runInInjectionContext(() => injectTokenRefresh()).setToken('current');
-      TestBed.inject(HttpClient).get('https://api.example.com/a').subscribe();
-
-      const request = TestBed.inject(HttpTestingController).expectOne('https://api.example.com/a');
-      expect(request.request.headers.get('Authorization')).toBe('Bearer current');
-      request.flush('a');
-    });
-
     it.each<[string, unknown[], RegExp]>([
       ['something that is not a feature', [{}], /provideTokenRefresh got \[object Object\] where a feature belongs/],
       ['null', [null], /provideTokenRefresh got null where a feature belongs/],
       [
         'one feature twice',
-        [withInterceptorOptions({}), withInterceptorOptions({ refreshTimeout: 5_000 })],
-        /the feature InterceptorOptions twice/,
+        [withProactiveRefresh(), withProactiveRefresh({ leadTime: 5_000 })],
+        /the feature ProactiveRefresh twice/,
       ],
     ])('refuses %s in dev mode, naming the fix', (_, features, message) => {
       const provide = () => provideTokenRefresh(refreshOptions(), ...(features as TokenRefreshFeature[]));
 
       expect(provide).toThrow(/^ngx-token-refresh: /);
       expect(provide).toThrow(message);
-    });
-
-    it('withInterceptorOptions checks its options in dev mode', () => {
-      expect(() => withInterceptorOptions({ allowedOrigins: ['http://api.example.com'] })).toThrow(
-        /^ngx-token-refresh: allowedOrigins holds http:\/\/api.example.com, .*withInterceptorOptions/,
-      );
-      expect(() => withInterceptorOptions({ maxRetryCount: -1 })).toThrow(/maxRetryCount/);
     });
   });
 
@@ -157,27 +121,9 @@ describe('provideTokenRefresh', () => {
       const state = TestBed.runInInjectionContext(() => injectTokenRefresh());
 
       expect(Object.keys(state).sort()).toEqual(
-        ['events', 'isRefreshing', 'refresh', 'reinstate', 'setToken', 'eject', 'token'].sort(),
+        ['events', 'isRefreshing', 'refresh', 'enable', 'setToken', 'disable', 'token'].sort(),
       );
       expect(TestBed.runInInjectionContext(() => injectTokenRefresh())).toBe(state);
-    });
-
-    it('gives the controller form the same state, shared by one application', () => {
-      const controller = createTokenRefreshInterceptor(refreshOptions());
-      TestBed.configureTestingModule({
-        providers: [provideHttpClient(withInterceptors([controller.interceptor])), provideHttpClientTesting()],
-      });
-      const injector = TestBed.inject(EnvironmentInjector);
-
-      injectTokenRefresh({ controller, injector }).setToken('set-here');
-
-      expect(injectTokenRefresh({ controller, injector }).token()).toBe('set-here');
-      const lookalike = {
-        interceptor: controller.interceptor,
-        eject: controller.eject,
-        reinstate: controller.reinstate,
-      };
-      expect(() => injectTokenRefresh({ controller: lookalike, injector })).toThrow(/did not create/);
     });
   });
 
@@ -223,17 +169,17 @@ describe('provideTokenRefresh', () => {
       apps = [];
     });
 
-    it('never lets one application wait on, or receive, the token of the other, even with one controller', async () => {
-      // One controller in module scope, as most apps write it, shared by both applications.
-      const shared = createTokenRefreshInterceptor(refreshOptions());
-      apps = await Promise.all([
-        createApplication({ providers: appProviders(withInterceptors([shared.interceptor])) }),
-        createApplication({ providers: appProviders(withInterceptors([shared.interceptor])) }),
-      ]);
+    it('never lets one application wait on, or receive, the token of the other, even with shared providers', async () => {
+      // One set of providers in module scope (an app.config.ts), as a server renders it per request.
+      const shared = [
+        ...appProviders(withInterceptors([tokenRefreshInterceptor])),
+        provideTokenRefresh(refreshOptions()),
+      ];
+      apps = await Promise.all([createApplication({ providers: shared }), createApplication({ providers: shared })]);
       const [alice, bob] = apps.map((app) => ({
         http: app.injector.get(HttpClient),
         httpTesting: app.injector.get(HttpTestingController),
-        state: injectTokenRefresh({ controller: shared, injector: app.injector }),
+        state: injectTokenRefresh({ injector: app.injector }),
       })) as [AppUnderTest, AppUnderTest];
       const received: Record<string, unknown> = {};
       alice.http.get('/api/me').subscribe((value) => (received['alice'] = value));
@@ -287,7 +233,7 @@ describe('provideTokenRefresh', () => {
       expect(state.isRefreshing()).toBe(false);
     });
 
-    it('gives each application its own controller with provideTokenRefresh, so eject stays local', async () => {
+    it('gives each application its own switch, so disable() stays local', async () => {
       const options = refreshOptions();
       apps = await Promise.all([
         createApplication({
@@ -303,7 +249,7 @@ describe('provideTokenRefresh', () => {
         state: injectTokenRefresh({ injector: app.injector }),
       })) as [AppUnderTest, AppUnderTest];
 
-      first.state.eject();
+      first.state.disable();
       first.http.get('/api/me').subscribe({ error: () => undefined });
       second.http.get('/api/me').subscribe();
       first.httpTesting.expectOne('/api/me').flush(null, UNAUTHORIZED);

@@ -1,13 +1,12 @@
 import { type EnvironmentProviders, InjectionToken, inject, makeEnvironmentProviders } from '@angular/core';
 
-import { RuntimeError } from '../errors/runtime-error';
+import { RuntimeError } from '../internal/runtime-error';
 import { REFRESH_COORDINATOR } from './refresh-coordinator';
 import { RefreshGate } from './refresh-gate';
 import { REFRESH_SCHEDULER } from './refresh-scheduler';
 import { resolveTokenRefreshOptions } from './resolve-token-refresh-options';
 import type { TokenRefreshFeature } from './token-refresh-feature';
 import type { TokenRefreshOptions } from './token-refresh-options';
-import { INTERCEPTOR_OPTIONS, type InterceptorOptions } from './with-interceptor-options';
 
 /** The gate of the interceptor registered by {@link provideTokenRefresh} in this injector. */
 export const TOKEN_REFRESH_GATE = new InjectionToken<RefreshGate>(
@@ -16,8 +15,9 @@ export const TOKEN_REFRESH_GATE = new InjectionToken<RefreshGate>(
 
 /**
  * Registers a token-refresh interceptor with these options and features, for
- * {@link tokenRefreshInterceptor} and {@link injectTokenRefresh}. Same behaviour as
- * {@link createTokenRefreshInterceptor}, but everything, the `eject()` switch included, belongs to
+ * {@link tokenRefreshInterceptor} and {@link injectTokenRefresh}: one refresh for any number of
+ * concurrent 401s, the failed requests repeated with the new token, and all of them rejected with the
+ * refresh's error when it fails. Everything (lock, queue, token, the `disable()` switch) belongs to
  * the application (the injector) that provides it.
  *
  * @usageNotes
@@ -35,7 +35,8 @@ export const TOKEN_REFRESH_GATE = new InjectionToken<RefreshGate>(
  * });
  * ```
  *
- * @param features `withX()` features, e.g. {@link withInterceptorOptions}; each kind once.
+ * @param features `withX()` features, e.g. {@link withCrossTabSync} or {@link withProactiveRefresh};
+ *   each kind once.
  * @throws in dev mode, when an option is missing or invalid, or a feature is not one; the message
  *   names it.
  */
@@ -61,7 +62,7 @@ export function provideTokenRefreshFrom(
   features: readonly TokenRefreshFeature[],
 ): EnvironmentProviders {
   // Validate now, where the stack points at the app's configuration, not at the first request.
-  const resolved = resolveTokenRefreshOptions(options);
+  const resolved = resolveTokenRefreshOptions(options, caller);
   if (typeof ngDevMode !== 'undefined' && ngDevMode) assertValidFeatures(caller, features);
   return makeEnvironmentProviders([
     { provide: TOKEN_REFRESH_REGISTRATIONS, multi: true, useValue: caller },
@@ -77,27 +78,14 @@ export function provideTokenRefreshFrom(
             );
           }
         }
-        const overrides = inject(INTERCEPTOR_OPTIONS, { self: true, optional: true });
-        return new RefreshGate(
-          overrides ? resolveTokenRefreshOptions(withOverrides(options, overrides)) : resolved,
-          // A switch of its own: eject() here affects this application only.
-          { ejected: false },
-          {
-            coordinator: inject(REFRESH_COORDINATOR, { self: true, optional: true }),
-            scheduler: inject(REFRESH_SCHEDULER, { self: true, optional: true }),
-          },
-        );
+        return new RefreshGate(resolved, {
+          coordinator: inject(REFRESH_COORDINATOR, { self: true, optional: true }),
+          scheduler: inject(REFRESH_SCHEDULER, { self: true, optional: true }),
+        });
       },
     },
     features.map((feature) => feature.ɵproviders),
   ]);
-}
-
-/** `options` with the options a feature gives; one left `undefined` there keeps the first argument's. */
-function withOverrides(options: TokenRefreshOptions, overrides: InterceptorOptions): TokenRefreshOptions {
-  const merged: Record<string, unknown> = { ...options };
-  for (const [name, value] of Object.entries(overrides)) if (value !== undefined) merged[name] = value;
-  return merged as unknown as TokenRefreshOptions;
 }
 
 /** Dev mode: every feature is one made by a `withX()` function, and each kind comes once. */
@@ -108,7 +96,7 @@ function assertValidFeatures(caller: string, features: readonly TokenRefreshFeat
     if (typeof kind !== 'string' || !Array.isArray(feature.ɵproviders)) {
       throw new RuntimeError(
         'InvalidOptions',
-        `${caller} got ${String(feature)} where a feature belongs; features are made by withX() functions such as withInterceptorOptions({...})`,
+        `${caller} got ${String(feature)} where a feature belongs; features are made by withX() functions such as withCrossTabSync()`,
       );
     }
     if (kinds.has(kind)) {

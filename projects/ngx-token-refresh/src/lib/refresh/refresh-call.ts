@@ -2,7 +2,7 @@ import type { HttpResponse } from '@angular/common/http';
 import { type Injector, runInInjectionContext } from '@angular/core';
 import { Observable, from } from 'rxjs';
 
-import { isUsableToken } from './is-usable-token';
+import { isUsableToken } from '../internal/is-usable-token';
 import type { ResolvedTokenRefreshOptions } from './resolve-token-refresh-options';
 import { TokenRefreshError } from './token-refresh-error';
 

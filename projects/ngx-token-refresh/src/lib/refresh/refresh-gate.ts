@@ -34,7 +34,7 @@ import { warnTokenNotAttached } from './warn-token-not-attached';
 import { warnUnmanagedOrigin } from './warn-unmanaged-origin';
 import type { TokenRefreshEvent } from './token-refresh-event';
 import { TOKEN_REFRESH_RETRY_COUNT } from './token-refresh-retry-count';
-import type { TokenRefreshState } from './token-refresh-state';
+import type { TokenRefreshRef } from './token-refresh-ref';
 
 /**
  * How a refresh ended, as the requests waiting on it see it. A token comes with the epoch it opened,
@@ -80,11 +80,6 @@ interface Attempt {
   readonly retries: number;
 }
 
-/** Turns the interceptor into a pass-through. One per application, or one per controller. */
-export interface EjectSwitch {
-  ejected: boolean;
-}
-
 /** The optional parts of a gate, registered by features; an application without them ships none. */
 export interface GateFeatures {
   /** Takes turns with other tabs (`withCrossTabSync`). */
@@ -122,22 +117,23 @@ export class RefreshGate {
   readonly #coordinator: RefreshCoordinator | null;
   /** Refreshes ahead of expiry (`withProactiveRefresh`), or `null`. */
   readonly #scheduler: RefreshScheduler | null;
+  /** `disable()`: the interceptor lets every request and response by untouched. */
+  #disabled = false;
 
   /** What `injectTokenRefresh()` hands out. */
-  readonly state: TokenRefreshState = {
+  readonly ref: TokenRefreshRef = {
     isRefreshing: this.#refreshing.asReadonly(),
     token: this.#token.asReadonly(),
     events: this.#events.asObservable(),
     refresh: () => this.refresh(),
     setToken: (token, options) => this.setToken(token, !options?.restored),
-    eject: () => this.#eject(true),
-    reinstate: () => this.#eject(false),
+    disable: () => this.#setDisabled(true),
+    enable: () => this.#setDisabled(false),
   };
 
   /** Needs an injection context: the gate lives as long as the injector that creates it. */
   constructor(
     readonly options: ResolvedTokenRefreshOptions,
-    readonly ejectSwitch: EjectSwitch,
     features: GateFeatures = {},
   ) {
     this.#refreshCall = new RefreshCall(options, this.#injector);
@@ -150,8 +146,8 @@ export class RefreshGate {
     this.#scheduler =
       features.scheduler?.({
         token: () => untracked(this.#token),
-        ejected: () => this.ejectSwitch.ejected,
-        refresh: (ahead) => void (this.#inFlight || this.ejectSwitch.ejected || this.#start(null, ahead)),
+        disabled: () => this.#disabled,
+        refresh: (ahead) => void (this.#inFlight || this.#disabled || this.#start(null, ahead)),
         emit: (event) => this.#emit(event),
       }) ?? null;
   }
@@ -160,7 +156,7 @@ export class RefreshGate {
     // has() first: get() would store the default in every request's context.
     const context = request.context;
     if (
-      this.ejectSwitch.ejected ||
+      this.#disabled ||
       this.#refreshCall.isSending ||
       (context.has(SKIP_TOKEN_REFRESH) && context.get(SKIP_TOKEN_REFRESH))
     ) {
@@ -170,7 +166,7 @@ export class RefreshGate {
       return typeof ngDevMode !== 'undefined' && ngDevMode
         ? next(request).pipe(
             tap({
-              error: (error) => warnUnmanagedOrigin(error, request, this.options.statusCodes, this.#warned),
+              error: (error) => warnUnmanagedOrigin(error, request, this.options.refreshOnStatus, this.#warned),
             }),
           )
         : next(request);
@@ -222,8 +218,8 @@ export class RefreshGate {
       catchError((error: unknown) => {
         if (
           !(error instanceof HttpErrorResponse) ||
-          !this.options.statusCodes.includes(error.status) ||
-          this.ejectSwitch.ejected
+          !this.options.refreshOnStatus.includes(error.status) ||
+          this.#disabled
         ) {
           return throwError(() => error);
         }
@@ -396,8 +392,8 @@ export class RefreshGate {
     this.#scheduler?.plan(fresh);
   }
 
-  #eject(ejected: boolean): void {
-    this.ejectSwitch.ejected = ejected;
+  #setDisabled(disabled: boolean): void {
+    this.#disabled = disabled;
     this.#scheduler?.plan(false);
   }
 

@@ -6,14 +6,14 @@ import type { TokenRefreshEvent } from './token-refresh-event';
 export interface ScheduledGate {
   /** The current token, or `null`. */
   token(): string | null;
-  /** Whether the interceptor is ejected (a pass-through): then nothing is refreshed ahead of time. */
-  ejected(): boolean;
+  /** Whether the interceptor is disabled (a pass-through): then nothing is refreshed ahead of time. */
+  disabled(): boolean;
   /**
    * Starts a refresh, unless one is in flight already. `ahead`: the token is still valid, so a
    * failure that nothing else waited for keeps it.
    */
   refresh(ahead: boolean): void;
-  /** Emits on `TokenRefreshState.events`. */
+  /** Emits on `TokenRefreshRef.events`. */
   emit(event: TokenRefreshEvent): void;
 }
 
@@ -24,7 +24,7 @@ export interface ScheduledGate {
  */
 export interface RefreshScheduler {
   /**
-   * Plan again: the token changed, or the eject switch did. `fresh`: the token was just issued (a
+   * Plan again: the token changed, or the interceptor was disabled or enabled. `fresh`: the token was just issued (a
    * refresh, a sign-in, another tab's refresh), so its `iat` tells the server's clock; a token put
    * back (restored after a reload, kept after a passing failure) is not.
    */

@@ -1,7 +1,7 @@
 import type { HttpRequest, HttpResponse } from '@angular/common/http';
 import type { ObservableInput } from 'rxjs';
 
-import { RuntimeError, warnRuntime } from '../errors/runtime-error';
+import { RuntimeError, warnRuntime } from '../internal/runtime-error';
 import { isSecureTokenUrl } from './create-token-url-policy';
 import type { TokenRefreshOptions } from './token-refresh-options';
 
@@ -10,7 +10,7 @@ export interface ResolvedTokenRefreshOptions {
   readonly refreshApiCall: () => ObservableInput<HttpResponse<unknown>>;
   readonly extractToken: (response: HttpResponse<unknown>) => string;
   readonly setAuthHeader: (request: HttpRequest<unknown>, token: string) => HttpRequest<unknown>;
-  readonly statusCodes: readonly number[];
+  readonly refreshOnStatus: readonly number[];
   readonly maxRetryCount: number;
   readonly onRefreshSuccess: ((token: string, response: HttpResponse<unknown>) => void) | undefined;
   readonly onRefreshFailure: ((error: unknown) => void) | undefined;
@@ -24,15 +24,15 @@ const setBearerToken = (request: HttpRequest<unknown>, token: string) =>
 
 /**
  * Fills in the defaults of {@link TokenRefreshOptions} and, in dev mode, rejects misuse with an
- * error that names the option and the fix.
+ * error that names the option, the fix and `caller` (the `provideX` function given the options).
  */
-export function resolveTokenRefreshOptions(options: TokenRefreshOptions): ResolvedTokenRefreshOptions {
-  if (typeof ngDevMode !== 'undefined' && ngDevMode) assertValidOptions(options, null);
+export function resolveTokenRefreshOptions(options: TokenRefreshOptions, caller: string): ResolvedTokenRefreshOptions {
+  if (typeof ngDevMode !== 'undefined' && ngDevMode) assertValidOptions(options, caller);
   return {
     refreshApiCall: options.refreshApiCall,
     extractToken: options.extractToken,
     setAuthHeader: options.setAuthHeader ?? setBearerToken,
-    statusCodes: options.statusCodes ?? [401],
+    refreshOnStatus: options.refreshOnStatus ?? [401],
     maxRetryCount: options.maxRetryCount ?? 1,
     onRefreshSuccess: options.onRefreshSuccess,
     onRefreshFailure: options.onRefreshFailure,
@@ -42,34 +42,27 @@ export function resolveTokenRefreshOptions(options: TokenRefreshOptions): Resolv
   };
 }
 
-/**
- * Dev mode: throws for an option that is missing or has the wrong type, naming it and the fix.
- * `feature` names the `withX()` function checked, whose options are all optional; `null` checks the
- * complete options of `createTokenRefreshInterceptor` or `provideTokenRefresh`.
- */
-export function assertValidOptions(options: Partial<TokenRefreshOptions>, feature: string | null): void {
+/** Dev mode: throws for an option that is missing or has the wrong type, naming it and the fix. */
+function assertValidOptions(options: TokenRefreshOptions, caller: string): void {
   const fail = (problem: string) => {
-    throw new RuntimeError(
-      'InvalidOptions',
-      `${problem} (check the options of ${feature ?? 'createTokenRefreshInterceptor or provideTokenRefresh'})`,
-    );
+    throw new RuntimeError('InvalidOptions', `${problem} (check the options of ${caller})`);
   };
   if (typeof options !== 'object' || options === null)
-    fail(feature ? 'options must be an object' : 'options must be an object with refreshApiCall and extractToken');
-  if (!feature && typeof options.refreshApiCall !== 'function')
+    fail('options must be an object with refreshApiCall and extractToken');
+  if (typeof options.refreshApiCall !== 'function')
     fail('refreshApiCall is required: a function returning the refresh response');
-  if (!feature && typeof options.extractToken !== 'function')
+  if (typeof options.extractToken !== 'function')
     fail('extractToken is required: a function reading the new token from the refresh response');
   for (const name of ['setAuthHeader', 'onRefreshSuccess', 'onRefreshFailure'] as const) {
     if (options[name] !== undefined && typeof options[name] !== 'function') fail(`${name} must be a function`);
   }
-  const { statusCodes, maxRetryCount, refreshTimeout, attachToken, allowedOrigins } = options;
-  if (statusCodes !== undefined) {
-    if (!Array.isArray(statusCodes) || statusCodes.length === 0)
-      fail('statusCodes must be a non-empty array, e.g. [401]');
-    for (const code of statusCodes) {
+  const { refreshOnStatus, maxRetryCount, refreshTimeout, attachToken, allowedOrigins } = options;
+  if (refreshOnStatus !== undefined) {
+    if (!Array.isArray(refreshOnStatus) || refreshOnStatus.length === 0)
+      fail('refreshOnStatus must be a non-empty array, e.g. [401]');
+    for (const code of refreshOnStatus) {
       if (!Number.isInteger(code) || code < 100 || code > 599)
-        fail(`statusCodes holds ${String(code)}, which is not an HTTP status (100-599)`);
+        fail(`refreshOnStatus holds ${String(code)}, which is not an HTTP status (100-599)`);
     }
   }
   if (maxRetryCount !== undefined && (!Number.isInteger(maxRetryCount) || maxRetryCount < 0)) {

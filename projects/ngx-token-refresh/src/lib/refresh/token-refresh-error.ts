@@ -1,4 +1,4 @@
-import { formatRuntimeError } from '../errors/runtime-error';
+import { formatRuntimeError } from '../internal/runtime-error';
 
 /**
  * Why a refresh failed for a reason of the interceptor's own; failures of the refresh request
@@ -10,7 +10,7 @@ import { formatRuntimeError } from '../errors/runtime-error';
  * - `Timeout`: no answer within `refreshTimeout`.
  * - `Destroyed`: the application was destroyed while the refresh was in flight.
  * - `Cancelled`: `setToken(null)` (a logout) ended the refresh; only callers of
- *   `TokenRefreshState.refresh()` see it (failed requests get their own 401 back).
+ *   `TokenRefreshRef.refresh()` see it (failed requests get their own 401 back).
  */
 export type TokenRefreshErrorCode = 'InvalidToken' | 'NoResponse' | 'Timeout' | 'Destroyed' | 'Cancelled';
 

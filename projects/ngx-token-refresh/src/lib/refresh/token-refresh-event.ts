@@ -1,17 +1,17 @@
 import type { HttpRequest } from '@angular/common/http';
 
 /**
- * What the token-refresh interceptor did, as emitted by `TokenRefreshState.events`, for logging and
+ * What the token-refresh interceptor did, as emitted by `TokenRefreshRef.events`, for logging and
  * for making the mechanism visible. `request` is always the request as it reached this interceptor,
  * before it wrote any token, so logging events never leaks a token of this interceptor's.
  *
  * - `refreshStarted`: a refresh call began, triggered by `request`'s failure (`null` when started
- *   by `TokenRefreshState.refresh()`, or ahead of expiry: then `ahead` is `true`).
+ *   by `TokenRefreshRef.refresh()`, or ahead of expiry: then `ahead` is `true`).
  * - `refreshSucceeded` / `refreshFailed`: the refresh ended (once per refresh). `ahead` on a failure:
  *   the refresh was ahead of expiry and nothing needed it yet, so the current token stays.
  * - `refreshScheduled` (with `withProactiveRefresh`): the next refresh ahead of expiry is due `at`
  *   (milliseconds since the epoch, this device's clock), or `null`: none is planned (no token, a
- *   token without a readable `exp`, ejected). A hidden page waits to be shown before it refreshes.
+ *   token without a readable `exp`, disabled). A hidden page waits to be shown before it refreshes.
  * - `requestQueued`: `request` failed with `status` and waits for the refresh in flight.
  * - `requestHeld`: `request` arrived while a refresh was in flight and waits for it before being
  *   sent, instead of being sent with a token that is known to be rejected.

@@ -3,7 +3,7 @@ import type { Provider } from '@angular/core';
 /**
  * The kinds of {@link TokenRefreshFeature}. Each kind may be given once to one provider call.
  */
-export type TokenRefreshFeatureKind = 'InterceptorOptions' | 'CrossTabSync' | 'NoCrossTabSync' | 'ProactiveRefresh';
+export type TokenRefreshFeatureKind = 'CrossTabSync' | 'NoCrossTabSync' | 'ProactiveRefresh';
 
 /**
  * A feature of the token-refresh interceptor, made by a `withX()` function and passed to
@@ -12,7 +12,7 @@ export type TokenRefreshFeatureKind = 'InterceptorOptions' | 'CrossTabSync' | 'N
  *
  * @usageNotes
  * ```ts
- * provideAuth({ onSessionExpired: navigateToLogin }, withInterceptorOptions({ allowedOrigins: ['https://api.example.com'] }));
+ * provideAuth({ onSessionExpired: navigateToLogin }, withCrossTabSync(), withProactiveRefresh());
  * ```
  */
 export interface TokenRefreshFeature<KindT extends TokenRefreshFeatureKind = TokenRefreshFeatureKind> {

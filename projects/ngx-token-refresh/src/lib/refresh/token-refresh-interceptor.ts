@@ -1,7 +1,7 @@
 import type { HttpInterceptorFn } from '@angular/common/http';
 import { inject } from '@angular/core';
 
-import { RuntimeError } from '../errors/runtime-error';
+import { RuntimeError } from '../internal/runtime-error';
 import { TOKEN_REFRESH_GATE } from './provide-token-refresh';
 
 /**

@@ -2,8 +2,10 @@ import type { HttpRequest, HttpResponse } from '@angular/common/http';
 import type { ObservableInput } from 'rxjs';
 
 /**
- * Configuration of a token-refresh interceptor, passed to {@link createTokenRefreshInterceptor} or
- * {@link provideTokenRefresh}. Only `refreshApiCall` and `extractToken` are required.
+ * Configuration of the token-refresh interceptor, passed to {@link provideTokenRefresh}. Only
+ * `refreshApiCall` and `extractToken` are required. (`provideAuth`, of `ngx-token-refresh/client`,
+ * sets the refresh up itself and takes `allowedOrigins`, `setAuthHeader`, `refreshOnStatus`,
+ * `maxRetryCount` and `refreshTimeout` in its own config.)
  *
  * @usageNotes
  * ```ts
@@ -50,7 +52,7 @@ export interface TokenRefreshOptions {
   /**
    * Response statuses that trigger a refresh. Default: `[401]`.
    */
-  readonly statusCodes?: readonly number[];
+  readonly refreshOnStatus?: readonly number[];
 
   /**
    * How many times one request may be repeated after a refresh. Past that, the request's own latest

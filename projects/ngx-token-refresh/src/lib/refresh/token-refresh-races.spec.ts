@@ -15,8 +15,9 @@ import {
   TokenRefreshError,
   type TokenRefreshEvent,
   type TokenRefreshOptions,
-  createTokenRefreshInterceptor,
   injectTokenRefresh,
+  provideTokenRefresh,
+  tokenRefreshInterceptor,
 } from 'ngx-token-refresh';
 import { EMPTY, NEVER, Observable, type Subscription, of, throwError } from 'rxjs';
 
@@ -72,11 +73,7 @@ describe('token refresh under races', () => {
 
   describe('cancellation', () => {
     it('sends nothing for a cancelled waiter even when a finalizer that runs first ends the refresh', () => {
-      const controller = createTokenRefreshInterceptor({
-        refreshApiCall: () => inject(HttpClient).post('/auth/refresh', null, { observe: 'response' }),
-        extractToken: (response) => (response.body as { accessToken: string }).accessToken,
-      });
-      const state = () => injectTokenRefresh({ controller, injector: TestBed.inject(EnvironmentInjector) });
+      const state = () => injectTokenRefresh({ injector: TestBed.inject(EnvironmentInjector) });
       // An interceptor before ours whose finalizer logs in: it runs before our own teardown.
       const loginOnCancel: HttpInterceptorFn = (request, next) =>
         new Observable<HttpEvent<unknown>>((subscriber) => {
@@ -85,8 +82,12 @@ describe('token refresh under races', () => {
         });
       TestBed.configureTestingModule({
         providers: [
-          provideHttpClient(withInterceptors([loginOnCancel, controller.interceptor])),
+          provideHttpClient(withInterceptors([loginOnCancel, tokenRefreshInterceptor])),
           provideHttpClientTesting(),
+          provideTokenRefresh({
+            refreshApiCall: () => inject(HttpClient).post('/auth/refresh', null, { observe: 'response' }),
+            extractToken: (response) => (response.body as { accessToken: string }).accessToken,
+          }),
         ],
       });
       const httpTesting = TestBed.inject(HttpTestingController);

@@ -2,7 +2,12 @@ import { HttpClient, type HttpInterceptorFn, provideHttpClient, withInterceptors
 import { HttpTestingController, provideHttpClientTesting } from '@angular/common/http/testing';
 import { EnvironmentInjector, inject } from '@angular/core';
 import { TestBed } from '@angular/core/testing';
-import { type TokenRefreshOptions, createTokenRefreshInterceptor, injectTokenRefresh } from 'ngx-token-refresh';
+import {
+  type TokenRefreshOptions,
+  injectTokenRefresh,
+  provideTokenRefresh,
+  tokenRefreshInterceptor,
+} from 'ngx-token-refresh';
 
 // Shared by the interceptor's specs (not part of the library build: see tsconfig.lib.json).
 
@@ -18,23 +23,25 @@ export function setupTokenRefresh(overrides: Partial<TokenRefreshOptions> = {}, 
   const refreshApiCall =
     overrides.refreshApiCall ??
     (() => inject(HttpClient).post('/auth/refresh', null, { observe: 'response', withCredentials: true }));
-  const controller = createTokenRefreshInterceptor({
-    extractToken: (response) => (response.body as { accessToken: string }).accessToken,
-    ...overrides,
-    refreshApiCall: () => {
-      refreshes++;
-      return refreshApiCall();
-    },
-  });
   TestBed.configureTestingModule({
-    providers: [provideHttpClient(withInterceptors([controller.interceptor, ...after])), provideHttpClientTesting()],
+    providers: [
+      provideHttpClient(withInterceptors([tokenRefreshInterceptor, ...after])),
+      provideHttpClientTesting(),
+      provideTokenRefresh({
+        extractToken: (response) => (response.body as { accessToken: string }).accessToken,
+        ...overrides,
+        refreshApiCall: () => {
+          refreshes++;
+          return refreshApiCall();
+        },
+      }),
+    ],
   });
   return {
-    controller,
     http: TestBed.inject(HttpClient),
     httpTesting: TestBed.inject(HttpTestingController),
     refreshCount: () => refreshes,
-    state: () => injectTokenRefresh({ controller, injector: TestBed.inject(EnvironmentInjector) }),
+    state: () => injectTokenRefresh({ injector: TestBed.inject(EnvironmentInjector) }),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { HttpRequest } from '@angular/common/http';
 
-import { warnRuntime } from '../errors/runtime-error';
+import { warnRuntime } from '../internal/runtime-error';
 
 /**
  * Dev mode: says once per application that a request went out without the token the interceptor

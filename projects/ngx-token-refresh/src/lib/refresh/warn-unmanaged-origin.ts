@@ -1,6 +1,6 @@
 import { HttpErrorResponse, type HttpRequest } from '@angular/common/http';
 
-import { warnRuntime } from '../errors/runtime-error';
+import { warnRuntime } from '../internal/runtime-error';
 
 /**
  * Dev mode: says once per origin why a 401 from it did not start a refresh (tokens may not go there).
@@ -10,10 +10,10 @@ import { warnRuntime } from '../errors/runtime-error';
 export function warnUnmanagedOrigin(
   error: unknown,
   request: HttpRequest<unknown>,
-  statusCodes: readonly number[],
+  refreshOnStatus: readonly number[],
   warned: Set<string>,
 ): void {
-  if (!(error instanceof HttpErrorResponse) || !statusCodes.includes(error.status)) return;
+  if (!(error instanceof HttpErrorResponse) || !refreshOnStatus.includes(error.status)) return;
   let origin: string;
   try {
     origin = new URL(request.url, 'https://application.invalid').origin;

@@ -2,16 +2,14 @@ import { HttpErrorResponse } from '@angular/common/http';
 import { ErrorHandler, PLATFORM_ID } from '@angular/core';
 import { firstValueFrom } from 'rxjs';
 import {
-  type ApiError,
-  AuthClient,
   type CrossTabSyncOptions,
   TokenRefreshError,
-  provideAuth,
   provideTokenRefresh,
   withCrossTabSync,
   withNoCrossTabSync,
   withProactiveRefresh,
 } from 'ngx-token-refresh';
+import { type ApiError, AuthClient, provideAuth } from 'ngx-token-refresh/client';
 import { createTestJwt } from 'ngx-token-refresh/testing';
 
 import { FAKE_REFRESH, FakeBrowser, FakeServer, type FakeTab, openTab, pause } from './fake-tabs.spec-helper';
@@ -345,7 +343,11 @@ describe('withCrossTabSync', () => {
 
   describe('with provideAuth', () => {
     /** Tabs of an app set up with provideAuth (its refresh goes to POST /auth/refresh, as the fake's). */
-    async function openAuthTabs(count: number, features = [] as Parameters<typeof provideAuth>[1][], config = {}) {
+    async function openAuthTabs(
+      count: number,
+      features: Parameters<typeof provideAuth>[1][] = [withCrossTabSync()],
+      config = {},
+    ) {
       const expired: ApiError[][] = [];
       for (let client = 1; client <= count; client++) {
         const seen: ApiError[] = [];
@@ -359,7 +361,7 @@ describe('withCrossTabSync', () => {
       return expired;
     }
 
-    it('turns the sync on in the cookie flow: one refresh for all tabs', async () => {
+    it('makes one refresh for all tabs with withCrossTabSync()', async () => {
       await openAuthTabs(3);
       tabs[0].state.setToken(server.token);
       await pause(5);
@@ -400,13 +402,22 @@ describe('withCrossTabSync', () => {
       expect(expired[0]).toEqual([]);
     });
 
-    it('leaves it off with withNoCrossTabSync(), and in the body flow', async () => {
-      await openAuthTabs(1, [withNoCrossTabSync()]);
-      const store = { get: () => 'refresh', set: () => undefined };
-      await openAuthTabs(1, [], { refreshFlow: 'body', refreshTokenStore: store });
+    it('leaves it off without the feature, saying so in dev mode for the cookie flow only', async () => {
+      const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+      try {
+        await openAuthTabs(1, []);
+        expect(warn.mock.calls.map(([message]) => String(message))).toEqual([
+          expect.stringMatching(/^ngx-token-refresh: provideAuth uses the refresh cookie.*withCrossTabSync\(\)/),
+        ]);
+        await openAuthTabs(1, [withNoCrossTabSync()]);
+        const store = { get: () => 'refresh', set: () => undefined };
+        await openAuthTabs(1, [], { refreshFlow: 'body', refreshTokenStore: store });
+        expect(warn).toHaveBeenCalledTimes(1);
+      } finally {
+        warn.mockRestore();
+      }
 
-      tabs[0].state.setToken('token-0');
-      tabs[1].state.setToken('token-0');
+      for (const tab of tabs) tab.state.setToken('token-0');
 
       expect(browser.posted).toEqual([]);
     });

@@ -1,4 +1,4 @@
-import { RuntimeError } from '../errors/runtime-error';
+import { RuntimeError } from '../internal/runtime-error';
 import { CrossTabSync } from './cross-tab-sync';
 import { REFRESH_COORDINATOR, type RefreshCoordinatorFactory } from './refresh-coordinator';
 import { type TokenRefreshFeature, makeTokenRefreshFeature } from './token-refresh-feature';

@@ -14,14 +14,14 @@ import fc from 'fast-check';
 import {
   type ProactiveRefreshOptions,
   type TokenRefreshEvent,
-  type TokenRefreshState,
+  type TokenRefreshRef,
   injectTokenRefresh,
-  provideAuth,
   provideTokenRefresh,
   tokenRefreshInterceptor,
   withNoCrossTabSync,
   withProactiveRefresh,
 } from 'ngx-token-refresh';
+import { provideAuth } from 'ngx-token-refresh/client';
 import { createTestJwt } from 'ngx-token-refresh/testing';
 import { Observable } from 'rxjs';
 
@@ -102,7 +102,7 @@ class ClockServer {
 
 interface Setup {
   readonly server: ClockServer;
-  readonly state: TokenRefreshState;
+  readonly state: TokenRefreshRef;
   readonly http: HttpClient;
   readonly events: TokenRefreshEvent[];
   readonly failures: unknown[];
@@ -157,7 +157,7 @@ function setup(
 }
 
 /** An application wired with `provideAuth` (session storage, no cross-tab sync) and `feature`. */
-function setupAuth(server: ClockServer, feature = withProactiveRefresh()): TokenRefreshState {
+function setupAuth(server: ClockServer, feature = withProactiveRefresh()): TokenRefreshRef {
   TestBed.configureTestingModule({
     providers: [
       provideHttpClient(withInterceptors([tokenRefreshInterceptor])),
@@ -569,14 +569,14 @@ describe('withProactiveRefresh', () => {
       expect(server.refreshes).toEqual([]);
     });
 
-    it('while ejected, and again after reinstate', async () => {
+    it('while disabled, and again after enable', async () => {
       const { server, state, due } = setup();
       state.setToken(server.issue());
-      state.eject();
+      state.disable();
       expect(due()).toBeNull();
       await advance(20 * MINUTE);
       expect(server.refreshes).toEqual([]);
-      state.reinstate();
+      state.enable();
       await advance(0);
       expect(server.refreshes).toEqual([START + 20 * MINUTE]);
     });

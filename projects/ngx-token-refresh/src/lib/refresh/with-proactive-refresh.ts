@@ -1,4 +1,4 @@
-import { RuntimeError } from '../errors/runtime-error';
+import { RuntimeError } from '../internal/runtime-error';
 import { ProactiveRefresh } from './proactive-refresh';
 import { REFRESH_SCHEDULER, type RefreshSchedulerFactory } from './refresh-scheduler';
 import { type TokenRefreshFeature, makeTokenRefreshFeature } from './token-refresh-feature';
@@ -38,11 +38,11 @@ export interface ProactiveRefreshOptions {
  *   until the server rejects it, and only then does the interceptor's usual refresh (and
  *   `onRefreshFailure`) run. The next try waits `minInterval`, then twice as long after each failure.
  *   A refresh it starts after the token expired (a wake, a tab shown again) is the usual one.
- * - **Never**: on the server (server rendering), after a logout (`setToken(null)`), while ejected,
+ * - **Never**: on the server (server rendering), after a logout (`setToken(null)`), while disabled,
  *   or after the application is destroyed. Timers run outside the Angular zone, so a zone.js
  *   application still becomes stable.
  *
- * The timing is reported on `TokenRefreshState.events` as `refreshScheduled` (`at`: when the next
+ * The timing is reported on `TokenRefreshRef.events` as `refreshScheduled` (`at`: when the next
  * refresh is due), and a refresh it starts as `refreshStarted` with `ahead: true`.
  *
  * @usageNotes

@@ -1,14 +1,8 @@
 import { HttpErrorResponse, type HttpInterceptorFn, provideHttpClient, withInterceptors } from '@angular/common/http';
 import type { EnvironmentProviders } from '@angular/core';
 import { TestBed } from '@angular/core/testing';
-import {
-  ApiError,
-  AuthClient,
-  UsersService,
-  provideAuth,
-  provideUsersApi,
-  tokenRefreshInterceptor,
-} from 'ngx-token-refresh';
+import { tokenRefreshInterceptor, withNoCrossTabSync } from 'ngx-token-refresh';
+import { ApiError, AuthClient, UsersService, provideAuth, provideUsersApi } from 'ngx-token-refresh/client';
 import { type Observable, firstValueFrom, forkJoin, lastValueFrom, tap } from 'rxjs';
 
 import { demoBackendInterceptors } from './demo-backend-interceptors';
@@ -141,7 +135,7 @@ function setup(usersApi: EnvironmentProviders = provideUsersApi(), onSessionExpi
         withInterceptors([tokenRefreshInterceptor, countUnauthorizedUserCalls, ...demoBackendInterceptors]),
       ),
       provideDemoBackend(),
-      provideAuth({ onSessionExpired }),
+      provideAuth({ onSessionExpired }, withNoCrossTabSync()),
       usersApi,
     ],
   });

@@ -8,7 +8,7 @@ describe('wiringLines', () => {
 
     expect(marked).toEqual(
       expect.arrayContaining([
-        expect.stringMatching(/^import \{ .*provideAuth.* \} from 'ngx-token-refresh';$/),
+        expect.stringMatching(/^import \{ .*provideAuth.* \} from 'ngx-token-refresh\/client';$/),
         'tokenRefreshInterceptor,',
         'provideAuth(',
         "provideUsersApi({ baseUrl: '/api', version: 1 }),",
@@ -19,6 +19,6 @@ describe('wiringLines', () => {
   });
 
   it('returns nothing for a source without a providers array', () => {
-    expect(wiringLines("import { provideAuth } from 'ngx-token-refresh';")).toEqual([]);
+    expect(wiringLines("import { provideAuth } from 'ngx-token-refresh/client';")).toEqual([]);
   });
 });

@@ -5,11 +5,11 @@ export interface WiringLine {
 }
 
 /**
- * The lines of an application config that wire the library: its import from `ngx-token-refresh`
+ * The lines of an application config that wire the library: its imports from `ngx-token-refresh` (and its entry points)
  * and the `providers` array, without comments, each marked when it uses a name that import brought
  * in. Pure; returns `[]` if the source has no such array (the panel then says so).
  *
- * @example wiringLines(appConfigSource) // [{ text: "import { provideAuth, … } from 'ngx-token-refresh';", library: true }, …]
+ * @example wiringLines(appConfigSource) // [{ text: "import { provideAuth } from 'ngx-token-refresh/client';", library: true }, …]
  */
 export function wiringLines(source: string): WiringLine[] {
   const imports = [...source.matchAll(/^import \{([^}]*)\} from 'ngx-token-refresh(?:\/[a-z]+)?';$/gm)];

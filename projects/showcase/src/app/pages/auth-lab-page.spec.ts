@@ -4,7 +4,8 @@ import { provideZonelessChangeDetection } from '@angular/core';
 import { TestBed } from '@angular/core/testing';
 import { Router, provideRouter } from '@angular/router';
 import { RouterTestingHarness } from '@angular/router/testing';
-import { AuthClient, provideAuth, tokenRefreshInterceptor, withProactiveRefresh } from 'ngx-token-refresh';
+import { tokenRefreshInterceptor, withProactiveRefresh } from 'ngx-token-refresh';
+import { AuthClient, provideAuth } from 'ngx-token-refresh/client';
 import { createTestJwt } from 'ngx-token-refresh/testing';
 import { firstValueFrom } from 'rxjs';
 

@@ -8,7 +8,8 @@ import { MatFormFieldModule } from '@angular/material/form-field';
 import { MatInputModule } from '@angular/material/input';
 import { MatSelectModule } from '@angular/material/select';
 import { MatSliderModule } from '@angular/material/slider';
-import { AuthClient, injectTokenRefresh } from 'ngx-token-refresh';
+import { injectTokenRefresh } from 'ngx-token-refresh';
+import { AuthClient } from 'ngx-token-refresh/client';
 import { interval } from 'rxjs';
 
 import { LAB_BACKEND } from '../lab/lab-backend';

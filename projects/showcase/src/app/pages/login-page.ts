@@ -6,7 +6,7 @@ import { MatFormFieldModule } from '@angular/material/form-field';
 import { MatInputModule } from '@angular/material/input';
 import { MatProgressBarModule } from '@angular/material/progress-bar';
 import { Router } from '@angular/router';
-import { type ApiError, AuthClient, safeReturnUrl } from 'ngx-token-refresh';
+import { type ApiError, AuthClient, safeReturnUrl } from 'ngx-token-refresh/client';
 
 import { DemoServerState } from '../backend/demo-server-state';
 import { LAB_BACKEND } from '../lab/lab-backend';

@@ -5,7 +5,7 @@ import { MAT_DIALOG_DATA, MatDialogModule, MatDialogRef } from '@angular/materia
 import { MatFormFieldModule } from '@angular/material/form-field';
 import { MatInputModule } from '@angular/material/input';
 import { MatProgressBarModule } from '@angular/material/progress-bar';
-import { type ApiError, type User, UsersService, getFieldErrors } from 'ngx-token-refresh';
+import { type ApiError, type User, UsersService, getFieldErrors } from 'ngx-token-refresh/client';
 import type { Observable } from 'rxjs';
 
 import { writeErrorMessage } from './write-error-message';

@@ -6,7 +6,8 @@ import { MatPaginatorModule, type PageEvent } from '@angular/material/paginator'
 import { MatProgressBarModule } from '@angular/material/progress-bar';
 import { MatSnackBar } from '@angular/material/snack-bar';
 import { MatTableModule } from '@angular/material/table';
-import { type ApiError, AuthClient, type Page, type User, UsersService, parseJwtClaims } from 'ngx-token-refresh';
+import { parseJwtClaims } from 'ngx-token-refresh';
+import { type ApiError, AuthClient, type Page, type User, UsersService } from 'ngx-token-refresh/client';
 import { filter, switchMap } from 'rxjs';
 
 import { ConfirmDialog } from './confirm-dialog';

@@ -1,4 +1,4 @@
-import type { ApiError } from 'ngx-token-refresh';
+import type { ApiError } from 'ngx-token-refresh/client';
 
 /**
  * What to tell the user when a change to the users failed. A 403 is the server refusing a viewer's

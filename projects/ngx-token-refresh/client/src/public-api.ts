@@ -1,0 +1,30 @@
+/*
+ * Public API of ngx-token-refresh/client: the client of the service, that is its authentication
+ * (`provideAuth`, `AuthClient`), its users API (`UsersService`) and its typed errors (`ApiError`).
+ * It sets up the interceptor of the main entry point for you.
+ */
+
+// Authentication
+export { AuthClient } from './auth/auth-client';
+export type { AuthConfig, AuthInterceptorOptions, RefreshTokenStore } from './auth/auth-config';
+export { provideAuth } from './auth/provide-auth';
+export { safeReturnUrl } from './auth/safe-return-url';
+
+// Errors
+export { ApiError } from './errors/api-error';
+export type { ApiErrorDetail } from './errors/api-error';
+export { getFieldErrors } from './errors/get-field-errors';
+export { parseApiError } from './errors/parse-api-error';
+
+// Users API
+export { provideUsersApi } from './api/provide-users-api';
+export type { UsersApiConfig } from './api/provide-users-api';
+export type { CreatedResource, NewUser, Page, Pagination, User } from './api/user';
+export { UsersService } from './api/users-service';
+
+// Internal (ɵ): for the library's own secondary entry points, which may import only public APIs.
+/**
+ * Internal, not part of the public API: the resolved `provideAuth` configuration, for the library's
+ * own secondary entry point `ngx-token-refresh/router`. It may change or go away in any release.
+ */
+export { AUTH_CONFIG as ɵAUTH_CONFIG } from './auth/auth-config';

@@ -1,0 +1,15 @@
+import type { HttpRequest } from '@angular/common/http';
+import { inject } from '@angular/core';
+
+import { TOKEN_REFRESH_GATE } from './provide-token-refresh';
+
+/**
+ * Returns a function that writes `token` into a request the interceptor's way: with its
+ * `setAuthHeader`, and only when its URL policy lets that URL carry a token (else the request comes
+ * back unchanged). For a request that must carry a token the interceptor no longer holds, such as the
+ * logout call sent after the session was cleared. Call it in an injection context.
+ */
+export function injectTokenWriter(): (request: HttpRequest<unknown>, token: string) => HttpRequest<unknown> {
+  const gate = inject(TOKEN_REFRESH_GATE);
+  return (request, token) => gate.withToken(request, token);
+}
