@@ -3,12 +3,16 @@ import { hasTopLevelIdentifier, insertImport } from '@schematics/angular/utility
 import { applyToUpdateRecorder, type Change, InsertChange } from '@schematics/angular/utility/change';
 import type * as TS from 'typescript';
 
-import { appendToList, isCallOf } from './ast';
+import { appendToList } from './append-to-list';
 import { inspectConfig } from './inspect-config';
+import { interceptorsFeatureCode } from './interceptors-feature-code';
+import { isCallOf } from './is-call-of';
 import { locateConfig } from './locate-config';
-import { HTTP, interceptorsFeatureCode, LIBRARY, type Setup, type SymbolRef } from './setup';
+import { HTTP, LIBRARY } from './module-names';
+import type { Setup } from './resolve-setup';
 import { showPath } from './show-path';
-import { ts } from './typescript';
+import type { SymbolRef } from './symbol-ref';
+import { ts } from './ts';
 
 /**
  * Adds `tokenRefreshInterceptor` to the app's own `provideHttpClient(...)`: last in its (last)

@@ -2,7 +2,7 @@ import { SchematicsException, type Tree } from '@angular-devkit/schematics';
 import { getMainFilePath } from '@schematics/angular/utility/standalone/util';
 
 import { refuse } from './refuse';
-import type { Setup } from './setup';
+import type { Setup } from './resolve-setup';
 import { showPath } from './show-path';
 
 /**

@@ -3,15 +3,19 @@ import { addRootProvider } from '@schematics/angular/utility';
 
 import { addInterceptorToHttpClient } from './add-interceptor-to-http-client';
 import { findMainFile } from './find-main-file';
+import { httpClientCode } from './http-client-code';
 import { type ConfigFacts, inspectConfig } from './inspect-config';
 import { locateConfig } from './locate-config';
 import { logNextSteps } from './log-next-steps';
+import { HTTP, LIBRARY, LIBRARY_CLIENT } from './module-names';
+import { providerCode } from './provider-code';
 import { putOnOwnLines } from './put-on-own-lines';
 import { resolveProject } from './resolve-project';
+import { resolveSetup } from './resolve-setup';
 import type { NgAddOptions } from './schema';
-import { HTTP, httpClientCode, LIBRARY, LIBRARY_CLIENT, providerCode, resolveSetup, type SymbolRef } from './setup';
 import { shouldAddFetch } from './should-add-fetch';
 import { showPath } from './show-path';
+import type { SymbolRef } from './symbol-ref';
 
 /**
  * `ng add ngx-token-refresh`: adds `provideHttpClient(withInterceptors([tokenRefreshInterceptor]))`

@@ -1,9 +1,13 @@
 import type * as TS from 'typescript';
 
-import { findCalls, importedNames, indentAt, isCallOf, isMultiLine } from './ast';
+import { findCalls } from './find-calls';
+import { importedNames } from './imported-names';
+import { indentAt } from './indent-at';
+import { isCallOf } from './is-call-of';
+import { isMultiLine } from './is-multi-line';
 import type { LocatedConfig } from './locate-config';
-import { HTTP, LIBRARY, LIBRARY_CLIENT, ROUTER } from './setup';
-import { ts } from './typescript';
+import { HTTP, LIBRARY, LIBRARY_CLIENT, ROUTER } from './module-names';
+import { ts } from './ts';
 
 /** What the config already holds. */
 export interface ConfigFacts {

@@ -4,11 +4,11 @@ import { findAppConfig } from '@schematics/angular/utility/standalone/app_config
 import { findBootstrapApplicationCall } from '@schematics/angular/utility/standalone/util';
 import type * as TS from 'typescript';
 
-import { findProvidersProperty } from './ast';
+import { findProvidersProperty } from './find-providers-property';
 import { refuse } from './refuse';
-import type { Setup } from './setup';
+import type { Setup } from './resolve-setup';
 import { showPath } from './show-path';
-import { ts } from './typescript';
+import { ts } from './ts';
 
 /** The application config of the app, found as Angular's own schematics find it. */
 export interface LocatedConfig {

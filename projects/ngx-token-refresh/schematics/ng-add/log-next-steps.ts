@@ -1,6 +1,6 @@
 import type { SchematicContext } from '@angular-devkit/schematics';
 
-import type { Setup } from './setup';
+import type { Setup } from './resolve-setup';
 
 /**
  * Says what ng add added to `file`, and what is left for the app to do: sign in and guard routes

@@ -1,8 +1,11 @@
 import type { Rule } from '@angular-devkit/schematics';
 
-import { importedNames, indentAt, isCallOf, isMultiLine } from './ast';
+import { importedNames } from './imported-names';
+import { indentAt } from './indent-at';
+import { isCallOf } from './is-call-of';
+import { isMultiLine } from './is-multi-line';
 import { locateConfig } from './locate-config';
-import type { Setup } from './setup';
+import type { Setup } from './resolve-setup';
 
 /**
  * `addRootProvider` appends `, provider` on the line of the previous provider; in a list written one

@@ -1,6 +1,7 @@
 import { SchematicsException } from '@angular-devkit/schematics';
 
-import { manualInstructions, type Setup } from './setup';
+import { manualInstructions } from './manual-instructions';
+import type { Setup } from './resolve-setup';
 
 /**
  * The error with which ng add stops when it cannot find or safely edit the application config: the

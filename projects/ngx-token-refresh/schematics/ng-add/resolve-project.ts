@@ -2,7 +2,7 @@ import { type SchematicContext, SchematicsException, type Tree } from '@angular-
 import { readWorkspace } from '@schematics/angular/utility';
 
 import { refuse } from './refuse';
-import type { Setup } from './setup';
+import type { Setup } from './resolve-setup';
 
 /**
  * The application of angular.json to set up: the one asked for with `--project`, else the workspace's

@@ -17,5 +17,8 @@ function loadTypeScript(): typeof TypeScript {
   }
 }
 
-/** See {@link loadTypeScript}. */
+/**
+ * The TypeScript module `@schematics/angular` parses the app with, loaded once by {@link loadTypeScript}:
+ * use its guards (`ts.isCallExpression`, ...) on the nodes that parse gives, not the `typescript` package's.
+ */
 export const ts = loadTypeScript();
