@@ -54,7 +54,6 @@ const ALL: readonly ContenderId[] = [
   'behavior-subject',
   'ngx-auth',
   'ngx-token-refresh',
-  'ngx-token-refresh-provider',
 ];
 
 /** `npm run bench`: about 6 minutes on 2 cores. */

@@ -1,5 +1,5 @@
 import { ChangeDetectionStrategy, Component, inject, signal } from '@angular/core';
-import { AuthClient, UsersService } from 'ngx-token-refresh';
+import { AuthClient, UsersService } from 'ngx-token-refresh/client';
 
 /** The service-client variants' app: signs in with AuthClient, then lists users with UsersService. */
 @Component({

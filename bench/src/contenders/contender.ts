@@ -9,7 +9,6 @@ export const CONTENDER_IDS = [
   'behavior-subject',
   'ngx-auth',
   'ngx-token-refresh',
-  'ngx-token-refresh-provider',
 ] as const;
 
 export type ContenderId = (typeof CONTENDER_IDS)[number];

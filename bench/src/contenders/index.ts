@@ -4,7 +4,7 @@ import { bare } from './bare';
 import { behaviorSubject } from './behavior-subject';
 import type { Contender, ContenderId } from './contender';
 import { ngxAuth } from './ngx-auth';
-import { ngxTokenRefresh, ngxTokenRefreshProvider } from './ngx-token-refresh';
+import { ngxTokenRefresh } from './ngx-token-refresh';
 
 /** Every contender by id. */
 export const CONTENDERS: Readonly<Record<ContenderId, Contender>> = {
@@ -15,5 +15,4 @@ export const CONTENDERS: Readonly<Record<ContenderId, Contender>> = {
   'behavior-subject': behaviorSubject,
   'ngx-auth': ngxAuth,
   'ngx-token-refresh': ngxTokenRefresh,
-  'ngx-token-refresh-provider': ngxTokenRefreshProvider,
 };

@@ -2,7 +2,7 @@ import { HttpClient, type HttpResponse, provideHttpClient, withInterceptors } fr
 import { DOCUMENT, PLATFORM_ID, inject } from '@angular/core';
 
 import { REFRESH_URL } from './urls';
-import { lib } from '../harness/library';
+import { client, lib } from '../harness/library';
 import { browserDocument } from '../harness/virtual-time';
 import type { Contender } from './contender';
 
@@ -13,21 +13,10 @@ const options = {
   attachToken: true,
 };
 
-/** The controller form, created once in module scope as the manual shows. */
-const tokenRefresh = lib.createTokenRefreshInterceptor(options);
-
+/** The interceptor in its one form: `provideTokenRefresh(options)` and `tokenRefreshInterceptor`. */
 export const ngxTokenRefresh: Contender = {
   id: 'ngx-token-refresh',
   label: 'ngx-token-refresh',
-  refreshes: true,
-  providers: () => [provideHttpClient(withInterceptors([tokenRefresh.interceptor]))],
-  login: (injector, token) => lib.injectTokenRefresh({ controller: tokenRefresh, injector }).setToken(token),
-};
-
-/** The provider form: `provideTokenRefresh(...)` and `tokenRefreshInterceptor`. */
-export const ngxTokenRefreshProvider: Contender = {
-  id: 'ngx-token-refresh-provider',
-  label: 'ngx-token-refresh (provider form)',
   refreshes: true,
   providers: () => [
     provideHttpClient(withInterceptors([lib.tokenRefreshInterceptor])),
@@ -37,8 +26,11 @@ export const ngxTokenRefreshProvider: Contender = {
 };
 
 /**
- * The showcase's wiring: `provideAuth` (the service client sets up the interceptor, with
- * `attachToken`, refresh through `POST /auth/refresh`, the session store) and `tokenRefreshInterceptor`.
+ * The showcase's wiring: `provideAuth` of `ngx-token-refresh/client` (the service client sets up the
+ * interceptor, with `attachToken`, refresh through `POST /auth/refresh`, the session store) and
+ * `tokenRefreshInterceptor`. The bench runs one application and no tabs, so it passes
+ * `withNoCrossTabSync()`, as an app that chose no cross-tab sync does (and so that `provideAuth`'s
+ * dev-mode warning for the cookie flow, were dev mode on, would not fire).
  */
 export const ngxTokenRefreshShowcase: Contender = {
   id: 'ngx-token-refresh-showcase',
@@ -46,7 +38,7 @@ export const ngxTokenRefreshShowcase: Contender = {
   refreshes: true,
   providers: () => [
     provideHttpClient(withInterceptors([lib.tokenRefreshInterceptor])),
-    lib.provideAuth({ baseUrl: '/auth' }),
+    client.provideAuth({ baseUrl: '/auth' }, lib.withNoCrossTabSync()),
   ],
   // What AuthClient.login does with the token of a successful login.
   login: (injector, token) => lib.injectTokenRefresh({ injector }).setToken(token),
@@ -56,7 +48,7 @@ export const ngxTokenRefreshShowcase: Contender = {
  * The showcase's wiring with proactive refresh: `provideAuth(config, withProactiveRefresh())`, in an
  * app that runs as a browser page (`PLATFORM_ID` 'browser', a visible document with event listeners),
  * since the feature stays off on any other platform. Its timers need a clock: it is only measured in
- * the round-trip simulation, which runs it on a virtual one.
+ * the round-trip simulation, which runs it on a virtual one. No tabs here either: `withNoCrossTabSync()`.
  */
 export const ngxTokenRefreshProactive: Contender = {
   id: 'ngx-token-refresh-proactive',
@@ -66,7 +58,7 @@ export const ngxTokenRefreshProactive: Contender = {
     { provide: PLATFORM_ID, useValue: 'browser' },
     { provide: DOCUMENT, useValue: browserDocument() },
     provideHttpClient(withInterceptors([lib.tokenRefreshInterceptor])),
-    lib.provideAuth({ baseUrl: '/auth' }, lib.withProactiveRefresh()),
+    client.provideAuth({ baseUrl: '/auth' }, lib.withNoCrossTabSync(), lib.withProactiveRefresh()),
   ],
   login: (injector, token) => lib.injectTokenRefresh({ injector }).setToken(token),
 };

@@ -5,7 +5,6 @@ export const COLORS: Readonly<Record<string, string>> = {
   'behavior-subject': '#d95f02',
   'ngx-auth': '#7570b3',
   'ngx-token-refresh': '#1b9e77',
-  'ngx-token-refresh-provider': '#66a61e',
 };
 
 const WIDTH = 760;

@@ -341,7 +341,8 @@ function renderBundle(bundle: NonNullable<BenchResults['bundle']>): string[] {
     'Production builds (`ng build`, `@angular/build:application`, optimization on) of a minimal zoneless app whose',
     'component calls the API once: with `provideHttpClient()` only, then with each contender added and used',
     `(bench/bundle/). Sizes are of all emitted JavaScript; gzip at level ${bundle.gzipLevel}. "By package" splits the added`,
-    "minified bytes by where they come from (the build's stats).",
+    "minified bytes by where they come from (the build's stats; ngx-token-refresh by entry point).",
+    ...renderFeatureCheck(bundle),
     '',
     table(
       ['variant', 'raw', 'gzip', 'added raw', 'added gzip', 'compared with', 'added by package (minified bytes)'],
@@ -365,6 +366,19 @@ function renderBundle(bundle: NonNullable<BenchResults['bundle']>): string[] {
   return out;
 }
 
+/** What the search for feature code in the builds that pass no feature found. */
+function renderFeatureCheck(bundle: NonNullable<BenchResults['bundle']>): string[] {
+  const found = bundle.featureKindsFound;
+  if (!found || Object.keys(found).length === 0) return [];
+  const builds = Object.entries(found)
+    .map(([id, kinds]) => `\`${id}\`: ${kinds.length ? kinds.map((k) => `'${k}'`).join(', ') : 'none'}`)
+    .join('; ');
+  return [
+    'The builds that pass no feature are searched for the `ɵkind` of every feature, a string only a `withX()` carries',
+    `(a feature not passed must cost 0 B). Found: ${builds}.`,
+  ];
+}
+
 /** 5. Round trips added per token expiry, on a virtual clock. */
 function renderRoundTrips(trips: NonNullable<BenchResults['roundTrips']>, label: Label): string[] {
   const out: string[] = [];
@@ -380,7 +394,8 @@ function renderRoundTrips(trips: NonNullable<BenchResults['roundTrips']>, label:
     'when the traffic stops is not one). Counted per expiry: requests answered 401 (each a round trip spent for',
     'nothing, then repeated) and refresh calls (a duplicate refresh, whose token is never used or soon replaced,',
     'shows as more than 1); per minute of traffic, the refresh calls, which show what refreshing ahead of expiry',
-    'costs. ngx-token-refresh is wired as in the showcase (`provideAuth` + `tokenRefreshInterceptor`), reactive and',
+    'costs. ngx-token-refresh is wired as in the showcase (`provideAuth` + `tokenRefreshInterceptor`; one app, no tabs,',
+    'so `withNoCrossTabSync()`), reactive and',
     `with \`withProactiveRefresh()\` (defaults: a ${int(s.tokenLifetimeMs / 1000)} s token is refreshed ${fixed(Math.min(60_000, s.tokenLifetimeMs / 4) / 1000, 1)} s before it expires); the apps' timers`,
     'and `Date.now` run on the virtual clock.',
     ...(trips.run
@@ -457,9 +472,9 @@ const WIRING: Readonly<Record<string, string>> = {
   'ngx-auth':
     '`importProvidersFrom(AuthModule)` + `AUTH_SERVICE`, `withInterceptorsFromDi()`; repeats through `HttpClient.request()`',
   'ngx-token-refresh':
-    '`createTokenRefreshInterceptor({ refreshApiCall, extractToken, attachToken: true })`, `withInterceptors`',
-  'ngx-token-refresh-provider': '`provideTokenRefresh({ ... })` + `withInterceptors([tokenRefreshInterceptor])`',
-  'ngx-token-refresh-showcase': '`provideAuth({ baseUrl })` + `tokenRefreshInterceptor` (the showcase)',
+    '`provideTokenRefresh({ refreshApiCall, extractToken, attachToken: true })` + `withInterceptors([tokenRefreshInterceptor])`',
+  'ngx-token-refresh-showcase':
+    "`provideAuth({ baseUrl }, withNoCrossTabSync())` of `ngx-token-refresh/client` + `tokenRefreshInterceptor` (the showcase's wiring, without cross-tab sync: one app, no tabs)",
   'ngx-token-refresh-proactive':
-    "`provideAuth({ baseUrl }, withProactiveRefresh())` + `tokenRefreshInterceptor`, as a browser page (`PLATFORM_ID` 'browser', a visible document); round trips only",
+    "`provideAuth({ baseUrl }, withNoCrossTabSync(), withProactiveRefresh())` + `tokenRefreshInterceptor`, as a browser page (`PLATFORM_ID` 'browser', a visible document); round trips only",
 };

@@ -192,10 +192,14 @@ export interface BundleResults {
   readonly gzipLevel: number;
   readonly variants: readonly BundleVariant[];
   /**
-   * Whether the provider form's build (no feature passed) is free of every feature's code, judged by
-   * the feature kinds' names, which only the `withX()` functions carry; null when not built.
+   * Whether the builds that pass no feature (the interceptor alone, `ntr-interceptor`, and the
+   * interceptor + service client, `ntr-client`) are free of every feature's code, judged by the
+   * feature kinds' names, which only the `withX()` functions carry; null when not both were built.
+   * (Runs before 1.0 judged the provider form's build, `ntr-provider`, alone.)
    */
   readonly unusedFeaturesAbsent?: boolean | null;
+  /** The feature kinds found in each of those builds that was built (absent in runs before 1.0). */
+  readonly featureKindsFound?: Readonly<Record<string, readonly string[]>>;
 }
 
 export interface GoalResult {

@@ -19,33 +19,30 @@ export const BUNDLE_VARIANTS: readonly { id: string; description: string; baseli
   { id: 'ngx-auth', description: 'ngx-auth 6 `AuthModule`', baseline: 'base' },
   {
     id: 'ntr-interceptor',
-    description: 'ngx-token-refresh: the interceptor alone (`createTokenRefreshInterceptor`)',
+    description: 'ngx-token-refresh: the interceptor alone (`provideTokenRefresh` + `tokenRefreshInterceptor`)',
     baseline: 'base',
   },
   {
-    id: 'ntr-provider',
-    description: 'ngx-token-refresh: provider form (`provideTokenRefresh` + `tokenRefreshInterceptor`)',
-    baseline: 'base',
+    id: 'ntr-cross-tab',
+    description: 'ngx-token-refresh: the interceptor with cross-tab sync (`withCrossTabSync`)',
+    baseline: 'ntr-interceptor',
   },
   {
-    id: 'ntr-provider-feature',
-    description: 'ngx-token-refresh: provider form with one feature (`withInterceptorOptions`)',
-    baseline: 'ntr-provider',
-  },
-  {
-    id: 'ntr-provider-cross-tab',
-    description: 'ngx-token-refresh: provider form with cross-tab sync (`withCrossTabSync`)',
-    baseline: 'ntr-provider',
-  },
-  {
-    id: 'ntr-provider-proactive',
-    description: 'ngx-token-refresh: provider form with proactive refresh (`withProactiveRefresh`)',
-    baseline: 'ntr-provider',
+    id: 'ntr-proactive',
+    description: 'ngx-token-refresh: the interceptor with proactive refresh (`withProactiveRefresh`)',
+    baseline: 'ntr-interceptor',
   },
   {
     id: 'ntr-client',
-    description: 'ngx-token-refresh: interceptor + service client (`provideAuth`, `AuthClient`, `UsersService`)',
+    description:
+      'ngx-token-refresh: interceptor + service client (`provideAuth` with no feature, `AuthClient`, `UsersService`)',
     baseline: 'base',
+  },
+  {
+    id: 'ntr-client-cross-tab',
+    description:
+      'ngx-token-refresh: interceptor + service client with cross-tab sync (`provideAuth(config, withCrossTabSync())`)',
+    baseline: 'ntr-client',
   },
   {
     id: 'base-router',
@@ -67,8 +64,17 @@ interface Built {
   readonly text: string;
 }
 
-/** The `ɵkind` of every feature (lib/refresh/token-refresh-feature.ts): strings only a `withX()` carries. */
-const FEATURE_KINDS = ['InterceptorOptions', 'CrossTabSync', 'ProactiveRefresh'];
+/**
+ * The `ɵkind` of every feature (lib/refresh/token-refresh-feature.ts): strings only a `withX()` carries
+ * in a production build. 'NoCrossTabSync' contains 'CrossTabSync', so a build without either passes.
+ */
+const FEATURE_KINDS = ['CrossTabSync', 'NoCrossTabSync', 'ProactiveRefresh'];
+
+/**
+ * The builds that pass no feature, checked for every feature kind: the interceptor alone, and the
+ * service client, whose `provideAuth` no longer turns cross-tab sync on by itself.
+ */
+const FEATURELESS_BUILDS = ['ntr-interceptor', 'ntr-client'];
 
 /** Production builds (Angular CLI, `@angular/build:application`) of every variant; sizes of their JavaScript. */
 export function runBundles(log: (line: string) => void, only?: readonly string[]): BundleResults {
@@ -118,12 +124,19 @@ export function runBundles(log: (line: string) => void, only?: readonly string[]
       addedByPackage,
     };
   });
-  const provider = built.get('ntr-provider');
+  // Judged only when every featureless build was built (a run of some variants leaves it null).
+  const featureKindsFound: Record<string, string[]> = {};
+  for (const id of FEATURELESS_BUILDS) {
+    const b = built.get(id);
+    if (b) featureKindsFound[id] = FEATURE_KINDS.filter((kind) => b.text.includes(kind));
+  }
+  const checked = FEATURELESS_BUILDS.every((id) => id in featureKindsFound);
   return {
     builder: '@angular/build:application (production, esbuild)',
     gzipLevel: GZIP_LEVEL,
     variants: rows,
-    unusedFeaturesAbsent: provider ? FEATURE_KINDS.every((kind) => !provider.text.includes(kind)) : null,
+    unusedFeaturesAbsent: checked ? Object.values(featureKindsFound).every((kinds) => kinds.length === 0) : null,
+    featureKindsFound,
   };
 }
 
@@ -157,8 +170,13 @@ function measure(out: URL): Built {
   return { raw, gzip, byPackage, text };
 }
 
-/** The package an input of the build belongs to: `rxjs`, `@angular/core`, `ngx-token-refresh`, or `app`. */
+/**
+ * The package an input of the build belongs to: `rxjs`, `@angular/core`, `ngx-token-refresh` (its main
+ * entry point), `ngx-token-refresh/client` or another of its entry points, or `app`.
+ */
 function packageOf(input: string): string {
+  const entryPoint = /dist\/ngx-token-refresh\/fesm2022\/ngx-token-refresh-(\w+)\.mjs$/.exec(input);
+  if (entryPoint) return `ngx-token-refresh/${entryPoint[1]}`;
   if (input.includes('dist/ngx-token-refresh/')) return 'ngx-token-refresh';
   const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
   return match ? match[1] : 'app';

@@ -1,7 +1,8 @@
 import { provideHttpClient, withInterceptors } from '@angular/common/http';
 import { bootstrapApplication } from '@angular/platform-browser';
 import { provideRouter } from '@angular/router';
-import { provideAuth, provideUsersApi, tokenRefreshInterceptor } from 'ngx-token-refresh';
+import { tokenRefreshInterceptor } from 'ngx-token-refresh';
+import { provideAuth, provideUsersApi } from 'ngx-token-refresh/client';
 import { navigateToLogin } from 'ngx-token-refresh/router';
 
 import { ClientApp } from '../client-app';

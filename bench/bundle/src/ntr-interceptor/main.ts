@@ -1,14 +1,16 @@
 import { provideHttpClient, withInterceptors } from '@angular/common/http';
 import { bootstrapApplication } from '@angular/platform-browser';
-import { createTokenRefreshInterceptor } from 'ngx-token-refresh';
+import { provideTokenRefresh, tokenRefreshInterceptor } from 'ngx-token-refresh';
 
 import { App } from '../app';
 import { baseProviders } from '../providers';
 import { refreshOptions } from '../refresh-options';
 
-// ngx-token-refresh, the interceptor alone (controller form).
-const tokenRefresh = createTokenRefreshInterceptor(refreshOptions);
-
+// ngx-token-refresh, the interceptor alone, in its one form: no feature passed.
 bootstrapApplication(App, {
-  providers: [...baseProviders, provideHttpClient(withInterceptors([tokenRefresh.interceptor]))],
+  providers: [
+    ...baseProviders,
+    provideHttpClient(withInterceptors([tokenRefreshInterceptor])),
+    provideTokenRefresh(refreshOptions),
+  ],
 }).catch((error: unknown) => console.error(error));

@@ -6,7 +6,7 @@ import { App } from '../app';
 import { baseProviders } from '../providers';
 import { refreshOptions } from '../refresh-options';
 
-// ngx-token-refresh, the provider form with proactive refresh: what that feature costs when it is used.
+// ngx-token-refresh, the interceptor with proactive refresh: what that feature costs when it is used.
 bootstrapApplication(App, {
   providers: [
     ...baseProviders,
