@@ -65,7 +65,10 @@ export function provideTokenRefreshFrom(
   const resolved = resolveTokenRefreshOptions(options, caller);
   if (typeof ngDevMode !== 'undefined' && ngDevMode) assertValidFeatures(caller, features);
   return makeEnvironmentProviders([
-    { provide: TOKEN_REFRESH_REGISTRATIONS, multi: true, useValue: caller },
+    // Only dev mode checks the registrations: production builds need neither the provider nor the name.
+    typeof ngDevMode !== 'undefined' && ngDevMode
+      ? [{ provide: TOKEN_REFRESH_REGISTRATIONS, multi: true, useValue: caller }]
+      : [],
     {
       provide: TOKEN_REFRESH_GATE,
       useFactory: () => {

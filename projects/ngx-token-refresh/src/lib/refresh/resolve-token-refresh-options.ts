@@ -28,18 +28,18 @@ const setBearerToken = (request: HttpRequest<unknown>, token: string) =>
  */
 export function resolveTokenRefreshOptions(options: TokenRefreshOptions, caller: string): ResolvedTokenRefreshOptions {
   if (typeof ngDevMode !== 'undefined' && ngDevMode) assertValidOptions(options, caller);
-  return {
-    refreshApiCall: options.refreshApiCall,
-    extractToken: options.extractToken,
-    setAuthHeader: options.setAuthHeader ?? setBearerToken,
-    refreshOnStatus: options.refreshOnStatus ?? [401],
-    maxRetryCount: options.maxRetryCount ?? 1,
-    onRefreshSuccess: options.onRefreshSuccess,
-    onRefreshFailure: options.onRefreshFailure,
-    refreshTimeout: options.refreshTimeout ?? 30_000,
-    attachToken: options.attachToken ?? true,
-    allowedOrigins: options.allowedOrigins ?? [],
+  // The defaults, then every option given; one given as `undefined` (provideAuth passes its config's
+  // through) keeps its default. Written as a loop, not key by key: the same in fewer bytes.
+  const resolved: Record<string, unknown> = {
+    setAuthHeader: setBearerToken,
+    refreshOnStatus: [401],
+    maxRetryCount: 1,
+    refreshTimeout: 30_000,
+    attachToken: true,
+    allowedOrigins: [],
   };
+  for (const [name, value] of Object.entries(options)) if (value !== undefined) resolved[name] = value;
+  return resolved as unknown as ResolvedTokenRefreshOptions;
 }
 
 /** Dev mode: throws for an option that is missing or has the wrong type, naming it and the fix. */
