@@ -5,7 +5,7 @@ import {
   type HttpHandlerFn,
   type HttpRequest,
 } from '@angular/common/http';
-import { DOCUMENT, DestroyRef, EnvironmentInjector, inject, signal, untracked } from '@angular/core';
+import { DOCUMENT, DestroyRef, EnvironmentInjector, inject, signal } from '@angular/core';
 import {
   BehaviorSubject,
   EMPTY,
@@ -102,6 +102,8 @@ export interface GateFeatures {
 export class RefreshGate {
   readonly #refreshing = signal(false);
   readonly #token = signal<string | null>(null);
+  /** The token as `#token` holds it, read on the request path without a signal read. */
+  #current: string | null = null;
   readonly #events = new Subject<TokenRefreshEvent>();
   /** The refresh in flight, or `null` when idle. */
   #inFlight: InFlight | null = null;
@@ -145,7 +147,7 @@ export class RefreshGate {
       null;
     this.#scheduler =
       features.scheduler?.({
-        token: () => untracked(this.#token),
+        token: () => this.#current,
         disabled: () => this.#disabled,
         refresh: (ahead) => void (this.#inFlight || this.#disabled || this.#start(null, ahead)),
         emit: (event) => this.#emit(event),
@@ -174,11 +176,11 @@ export class RefreshGate {
     const attempt: Attempt = { original: request, request, next, retries: 0 };
     const arrival = this.#epoch;
     const inFlight = this.#inFlight;
-    if (!inFlight) return this.#send(attempt, this.options.attachToken ? untracked(this.#token) : null, arrival);
+    if (!inFlight) return this.#send(attempt, this.options.attachToken ? this.#current : null, arrival);
     // Its token is known to be rejected: wait for the new one instead of paying for a certain 401.
     // After a failed refresh it goes out as it came (it may need no token) with its arrival epoch,
     // so a 401 then reaches the caller without another refresh.
-    this.#emit({ type: 'requestHeld', request });
+    if (this.#events.observed) this.#events.next({ type: 'requestHeld', request });
     return this.#wait(inFlight, (outcome) =>
       outcome.ok ? this.#send(attempt, outcome.token, outcome.epoch) : this.#send(attempt, null, arrival),
     );
@@ -226,8 +228,7 @@ export class RefreshGate {
         // Sent without a token, and the token has not changed since (the epoch did not move): if the
         // gate holds one, it held it then, and the 401 is likely just for the missing token.
         if (typeof ngDevMode !== 'undefined' && ngDevMode && token === null && epoch === this.#epoch) {
-          const held = untracked(this.#token);
-          warnTokenNotAttached(attempt.request, error.status, held, this.options.setAuthHeader, this.#warned);
+          warnTokenNotAttached(attempt.request, error.status, this.#current, this.options.setAuthHeader, this.#warned);
         }
         return this.#recover(attempt, epoch, error);
       }),
@@ -238,10 +239,12 @@ export class RefreshGate {
     if (!this.#inFlight && this.#epoch !== sentEpoch) {
       // The token changed after this request left, so its 401 is about an older token: repeat it
       // with the current one, or, if the last refresh failed (no token), let the caller have it.
-      const token = untracked(this.#token);
+      const token = this.#current;
       return token !== null ? this.#repeat(attempt, token, this.#epoch) : throwError(() => error);
     }
-    this.#emit({ type: 'requestQueued', request: attempt.original, status: error.status });
+    if (this.#events.observed) {
+      this.#events.next({ type: 'requestQueued', request: attempt.original, status: error.status });
+    }
     return this.#wait(this.#join(attempt.original), (outcome) =>
       outcome.ok
         ? this.#repeat(attempt, outcome.token, outcome.epoch)
@@ -255,7 +258,8 @@ export class RefreshGate {
     const context = new HttpContext();
     for (const key of attempt.original.context.keys()) context.set(key, attempt.original.context.get(key));
     context.set(TOKEN_REFRESH_RETRY_COUNT, retries);
-    this.#emit({ type: 'requestRetried', request: attempt.original, attempt: retries });
+    if (this.#events.observed)
+      this.#events.next({ type: 'requestRetried', request: attempt.original, attempt: retries });
     const repeat = {
       original: attempt.original,
       request: attempt.original.clone({ context }),
@@ -352,7 +356,7 @@ export class RefreshGate {
         outcome = result;
       }
     }
-    const token = untracked(this.#token);
+    const token = this.#current;
     inFlight.outcome.next(
       outcome ??
         (token !== null
@@ -370,7 +374,7 @@ export class RefreshGate {
 
   /** Another tab brought a token: it replaces this tab's, and ends a refresh waiting for its turn. */
   #receive(token: string): void {
-    if (token === untracked(this.#token)) return;
+    if (token === this.#current) return;
     const inFlight = this.#inFlight;
     this.#setCurrentToken(token, true);
     this.#emit({ type: 'tokenReceived', waiting: inFlight !== null });
@@ -379,7 +383,7 @@ export class RefreshGate {
 
   /** Another tab signed out: as a logout here, unless there is nothing to end. */
   #signOut(): boolean {
-    if (untracked(this.#token) === null && !this.#inFlight) return false;
+    if (this.#current === null && !this.#inFlight) return false;
     this.setToken(null, false);
     this.#emit({ type: 'signedOutElsewhere' });
     return true;
@@ -387,6 +391,7 @@ export class RefreshGate {
 
   /** `fresh`: just issued (a refresh, a sign-in), not put back; for the scheduler's clock. */
   #setCurrentToken(token: string | null, fresh: boolean): void {
+    this.#current = token;
     this.#token.set(token);
     this.#epoch++;
     this.#scheduler?.plan(fresh);
