@@ -10,6 +10,7 @@ import {
   provideTokenRefresh,
   type TokenRefreshFeature,
   tokenRefreshInterceptor,
+  withNoCrossTabSync,
   withProactiveRefresh,
 } from 'ngx-token-refresh';
 import { provideAuth } from 'ngx-token-refresh/client';
@@ -153,7 +154,7 @@ describe('provideTokenRefresh', () => {
         provideHttpClient(withInterceptors([tokenRefreshInterceptor])),
         provideHttpClientTesting(),
         provideTokenRefresh(refreshOptions()),
-        provideAuth(),
+        provideAuth({}, withNoCrossTabSync()),
       ],
     });
 
