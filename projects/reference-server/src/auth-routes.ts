@@ -103,10 +103,11 @@ const CLEANUP_INTERVAL_MS = 60_000;
  *   scrypt work.
  * - refresh: the cookie, or `{ refreshToken }` in the body → 200 `{ accessToken }` and the token
  *   rotated. The rotated token goes back the way the old one came: a cookie for a cookie,
- *   `refreshToken` in the body for a body. The live token's immediate predecessor, within
- *   `refreshTokenReuseIntervalSeconds` of the rotation, gets the live token again (two tabs, a lost
- *   answer); an older token, or the predecessor after that window, revokes the whole family (reuse
- *   detection); expired, unknown, forged or revoked → 401 `InvalidRefreshToken`.
+ *   `refreshToken` in the body for a body. Within `refreshTokenReuseIntervalSeconds` of a rotation,
+ *   the live token and its immediate predecessor both get the live token again, unrotated (several
+ *   tabs, a lost answer), so there is at most one rotation per window; an older token, or the
+ *   predecessor after that window, revokes the whole family (reuse detection); expired, unknown,
+ *   forged or revoked → 401 `InvalidRefreshToken`.
  * - logout: revokes the family, found from the access token's `sid` (`Authorization: Bearer`, even
  *   expired), a `{ refreshToken }` body, or the cookie; clears the cookie; 204 whatever happens.
  *
@@ -189,14 +190,17 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
       if (result.outcome === 'reissued') {
         // Expected now and then (two tabs, a lost answer), but worth seeing when it piles up.
         request.log.info(
-          { familyId: result.familyId, generation: result.generation },
-          'refresh token presented again within the reuse interval: live token reissued',
+          { familyId: result.familyId, generation: result.generation, presentedGeneration: reference.generation },
+          reference.generation === result.generation
+            ? 'live refresh token presented again within the reuse interval of its rotation: reissued, not rotated'
+            : 'refresh token presented again within the reuse interval: live token reissued',
         );
       }
       const { username, role, familyId, generation, expiresAt } = result;
       const accessToken = accessTokens.issue({ username, role, familyId });
       // A reissue answers the very value of the live token, so the browser's cookie jar ends up with the
-      // live token whichever of several answers arrives last.
+      // live token whichever of several answers arrives last. Its Max-Age is, as after a rotation, what
+      // is left of the session: the family's end never moves.
       const next = refreshTokens.derive({ familyId, generation });
       if (fromBody !== undefined) return { accessToken, refreshToken: next };
       setRefreshCookie(reply, next, { ...cookie, maxAgeSeconds: Math.floor((expiresAt.getTime() - nowMs) / 1000) });

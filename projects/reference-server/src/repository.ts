@@ -35,8 +35,9 @@ export type RotationResult =
   /** It was the live one: the family moved on to the next generation, which is live now. */
   | ({ readonly outcome: 'rotated' } & LiveRefreshFamily)
   /**
-   * It was the live one's immediate predecessor, presented within the overlap window (another tab,
-   * a retry after a lost answer): nothing changed, `generation` is the live one to hand out again.
+   * Presented within the overlap window of the live token's rotation, and it was the live one's
+   * immediate predecessor (another tab, a retry after a lost answer) or the live one itself (which is
+   * not rotated again within the window): nothing changed, `generation` is the live one to hand out again.
    */
   | ({ readonly outcome: 'reissued' } & LiveRefreshFamily)
   /**
@@ -71,11 +72,13 @@ export interface Repository {
     readonly expiresAt: Date;
   }): Promise<void>;
   /**
-   * Answers the token of `familyId` at `generation`: rotates the family when that is its live
-   * generation; reissues the live one when it is the immediate predecessor, rotated less than
-   * `reuseIntervalSeconds` ago (0: never); otherwise revokes the family when it is older (reuse
-   * detection). Safe against concurrent calls, from any number of instances: one presentation of a
-   * token rotates, at most.
+   * Answers the token of `familyId` at `generation`: when the live generation was reached less than
+   * `reuseIntervalSeconds` ago (0: never), reissues the live one for the live generation and for its
+   * immediate predecessor, rotating nothing; otherwise rotates the family when that is its live
+   * generation; otherwise revokes the family when it is older (reuse detection). So a family rotates
+   * at most once per window, and a token two generations old was replaced more than a window ago.
+   * Safe against concurrent calls, from any number of instances: one presentation of a token rotates,
+   * at most.
    */
   rotateRefreshToken(presented: {
     readonly familyId: string;

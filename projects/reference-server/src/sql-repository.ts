@@ -65,27 +65,35 @@ export function createSqlRepository(engine: SqlEngine): Repository {
 
     async rotateRefreshToken({ familyId, generation, now, reuseIntervalSeconds }): Promise<RotationResult> {
       // The common case in one round trip and without a transaction: the presented token is the live
-      // one, and one conditional UPDATE moves the family on. Concurrent presentations of one token
-      // serialise on the family's row: PostgreSQL makes a waiting UPDATE re-check its WHERE against
-      // the row the first one committed (READ COMMITTED), where `generation = $2` no longer holds, so
-      // exactly one of them rotates and the others update nothing and fall through to the read below,
-      // where they find the predecessor within the window: all answer 200 with one and the same token.
-      // PGlite runs one statement at a time, which gives the same result.
+      // one, and one conditional UPDATE moves the family on. At most one rotation per window: a live
+      // token that was itself reached less than `reuseIntervalSeconds` ago is not rotated again (the
+      // read below answers it with itself), so within any window the tokens in use are the live one and
+      // its immediate predecessor, both of which the window accepts, and a token two generations old
+      // was replaced more than a window ago. The login's token (`rotated_at` null) rotates at once, and
+      // with a window of 0 every live token does (strict single use).
+      // Concurrent presentations of one token serialise on the family's row: PostgreSQL makes a waiting
+      // UPDATE re-check its WHERE against the row the first one committed (READ COMMITTED), where
+      // `generation = $2` no longer holds, so exactly one of them rotates and the others update nothing
+      // and fall through to the read below, where they find the predecessor within the window: all
+      // answer 200 with one and the same token. PGlite runs one statement at a time, which gives the
+      // same result.
+      const windowStart = reuseIntervalSeconds > 0 ? new Date(now.getTime() - reuseIntervalSeconds * 1000) : null;
       const rotated = await engine.query<LiveFamilyRow>(
         `WITH rotated AS (
            UPDATE refresh_token_families SET generation = generation + 1, rotated_at = $3
            WHERE id = $1 AND generation = $2 AND revoked_at IS NULL AND expires_at > $3
+             AND ($4::timestamptz IS NULL OR rotated_at IS NULL OR rotated_at <= $4::timestamptz)
            RETURNING id, generation, username, expires_at
          )
          SELECT r.id, r.generation, r.username, r.expires_at, a.role
          FROM rotated AS r JOIN accounts AS a ON a.username = r.username`,
-        [familyId, generation, now],
+        [familyId, generation, now, windowStart],
       );
       if (rotated[0]) return { outcome: 'rotated', ...toLiveFamily(rotated[0]) };
 
-      // Not the live token (or no live family): read the family and decide. Nothing here needs a
-      // lock, because what the decision rests on only ever moves one way: the generation only grows
-      // and the window only passes, revocation and expiry are final.
+      // Not rotated: read the family and decide. Nothing here needs a lock, because what the decision
+      // rests on only ever moves one way: the generation only grows and the window only passes,
+      // revocation and expiry are final.
       const rows = await engine.query<FamilyRow>(
         `SELECT f.id, f.generation, f.username, f.expires_at, f.rotated_at, f.revoked_at, a.role
          FROM refresh_token_families AS f JOIN accounts AS a ON a.username = f.username
@@ -94,34 +102,38 @@ export function createSqlRepository(engine: SqlEngine): Repository {
       );
       const family = rows[0];
       // Unknown, ended, or a generation the family has not reached (no such token was ever handed
-      // out; without the key nobody can make one). A live generation cannot get here: the UPDATE
-      // above would have rotated it, and the generation never goes back.
+      // out; without the key nobody can make one).
       if (!family || family.revoked_at !== null || new Date(family.expires_at) <= now) return { outcome: 'invalid' };
       const live = Number(family.generation);
-      if (generation >= live) return { outcome: 'invalid' };
+      if (generation > live) return { outcome: 'invalid' };
 
-      // The immediate predecessor within the window: another tab's refresh already on the wire, or a
-      // retry after an answer that got lost. Answer with the live token, changing nothing: the window
-      // never extends itself, so it closes `reuseIntervalSeconds` after the rotation whatever happens.
-      // This answer may be a millisecond stale when a rotation commits meanwhile; that is harmless,
-      // it hands out what was live when read, whose presentation is then again the predecessor's case.
-      // A window of 0 is strict single use (checked explicitly: with clocks of several instances, this
-      // request's `now` may lie before the rotation that overtook it).
+      // Within the window of the live token's rotation: the live token itself (another tab that already
+      // has it, while the window holds rotation back) or its immediate predecessor (another tab's
+      // refresh already on the wire, a retry after an answer that got lost). Answer with the live token,
+      // changing nothing: the window never extends itself, so it closes `reuseIntervalSeconds` after the
+      // rotation whatever happens. This answer may be a millisecond stale when a rotation commits
+      // meanwhile; that is harmless, it hands out what was live when read, whose presentation is then
+      // again the predecessor's case. A window of 0 is strict single use (checked explicitly: with
+      // clocks of several instances, this request's `now` may lie before the rotation that overtook it).
       const rotatedAt = family.rotated_at === null ? null : new Date(family.rotated_at);
-      if (
+      const withinWindow =
         reuseIntervalSeconds > 0 &&
-        generation === live - 1 &&
         rotatedAt !== null &&
-        now.getTime() < rotatedAt.getTime() + reuseIntervalSeconds * 1000
-      ) {
+        now.getTime() < rotatedAt.getTime() + reuseIntervalSeconds * 1000;
+      if (withinWindow && (generation === live || generation === live - 1)) {
         return { outcome: 'reissued', ...toLiveFamily(family) };
       }
+      // The live token that the UPDATE did not rotate although its window is over: only a rotation
+      // that committed between the UPDATE and the read can make that look so, and then the generation
+      // read would be higher. Refused without revoking anything.
+      if (generation === live) return { outcome: 'invalid' };
 
-      // Older than that, or the predecessor after the window: two parties hold this family's tokens,
-      // the legitimate client and someone else, and the server cannot tell which one is asking, so the
-      // whole family goes (OAuth 2.0 Security BCP, RFC 9700 §4.14.2). The decision cannot become wrong
-      // under concurrent changes (see above), and the conditional UPDATE keeps the first reason when
-      // something else (a logout, another reuse) revoked the family meanwhile.
+      // Older than the predecessor (replaced more than a window ago: rotations are a window apart), or
+      // the predecessor after the window: two parties hold this family's tokens, the legitimate client
+      // and someone else, and the server cannot tell which one is asking, so the whole family goes
+      // (OAuth 2.0 Security BCP, RFC 9700 §4.14.2). The decision cannot become wrong under concurrent
+      // changes (see above), and the conditional UPDATE keeps the first reason when something else (a
+      // logout, another reuse) revoked the family meanwhile.
       await engine.query(
         `UPDATE refresh_token_families SET revoked_at = $3, revoked_reason = 'reuse'
          WHERE id = $1 AND revoked_at IS NULL AND generation > $2`,

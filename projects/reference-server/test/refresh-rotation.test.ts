@@ -18,8 +18,9 @@ import {
 } from './start-test-server.js';
 
 // Rotation, reuse detection and the overlap window (REFRESH_TOKEN_REUSE_INTERVAL_SECONDS, 30 s by
-// default): the live token rotates; its immediate predecessor, within the window, gets the live token
-// again; anything older, or the predecessor after the window, ends the session.
+// default): the live token rotates, but at most once per window: within the window of its rotation the
+// live token and its immediate predecessor both get the live token again; anything older, or the
+// predecessor after the window, ends the session. The races of several clients: refresh-race.test.ts.
 
 const WINDOW_MS = 30_000;
 
@@ -69,7 +70,7 @@ describe('refresh-token rotation and the overlap window', () => {
   }
 
   describe('within the window', () => {
-    it('answers the predecessor with 200, a new access token and the live cookie itself; the live token then rotates as usual', async () => {
+    it('answers the predecessor with 200, a new access token and the live cookie itself; the live token too, unrotated', async () => {
       const session = await login(server);
       const first = await refreshWithCookie(server, session.refreshToken);
       const live = readCookie(first, 'refreshToken') ?? '';
@@ -87,10 +88,59 @@ describe('refresh-token rotation and the overlap window', () => {
       assert.ok(maxAge > 7 * 86_400 - 60 && maxAge <= 7 * 86_400, `Max-Age=${maxAge}`);
       assert.deepEqual(await family(session), { generation: 1, revoked_reason: null });
 
-      const next = await rotate(server, live);
-      assert.notEqual(next, live);
-      assert.deepEqual(await family(session), { generation: 2, revoked_reason: null });
-      assert.equal((await refreshWithCookie(server, next)).status, 200);
+      assert.equal(await rotate(server, live), live);
+      assert.deepEqual(await family(session), { generation: 1, revoked_reason: null });
+    });
+
+    it('answers the live token with itself within the window of its rotation: a new access token, the cookie to the session end', async () => {
+      const session = await login(server);
+      const first = await refreshWithCookie(server, session.refreshToken);
+      const live = readCookie(first, 'refreshToken') ?? '';
+      const firstAccess = ((await first.json()) as { accessToken: string }).accessToken;
+
+      const again = await refreshWithCookie(server, live);
+
+      assert.equal(again.status, 200);
+      const { accessToken } = (await again.json()) as { accessToken: string };
+      assert.notEqual(accessToken, firstAccess);
+      assert.equal(decodeJwt(accessToken)['sid'], decodeJwt(session.accessToken)['sid']);
+      assert.equal(readCookie(again, 'refreshToken'), live);
+      // Max-Age is what is left of the session, exactly as after a rotation: the family's end never moves.
+      const maxAge = Number(/Max-Age=(\d+)/.exec(setCookieHeader(again, 'refreshToken') ?? '')?.[1]);
+      assert.ok(maxAge > 7 * 86_400 - 60 && maxAge <= 7 * 86_400, `Max-Age=${maxAge}`);
+      assert.deepEqual(await family(session), { generation: 1, revoked_reason: null });
+    });
+
+    it('keeps the session through T0 → T1, T1 again, then T0: the grandparent of a chain that never formed (issue 24)', async () => {
+      const session = await login(server);
+      const t1 = await rotate(server, session.refreshToken);
+      // Another client already holding T1 refreshes with it within the window: no second rotation.
+      const t2 = await rotate(server, t1);
+
+      const late = await refreshWithCookie(server, session.refreshToken);
+
+      assert.equal(late.status, 200);
+      assert.equal(readCookie(late, 'refreshToken'), t2);
+      assert.equal((await refreshWithCookie(server, t2)).status, 200);
+      assert.deepEqual(await family(session), { generation: 1, revoked_reason: null });
+    });
+
+    it('rotates the live token again once the window of its rotation is over, and not before', async () => {
+      await withServer({}, async (clocked) => {
+        const session = await login(clocked);
+        const t1 = await rotate(clocked, session.refreshToken);
+        clocked.advanceClock(WINDOW_MS - 2000);
+        assert.equal(await rotate(clocked, t1), t1);
+        clocked.advanceClock(2000);
+
+        const t2 = await rotate(clocked, t1);
+
+        assert.notEqual(t2, t1);
+        assert.deepEqual(await family(session), { generation: 2, revoked_reason: null });
+        // T1 is now the predecessor within T2's window; T2 itself is answered unrotated.
+        assert.equal(await rotate(clocked, t1), t2);
+        assert.equal(await rotate(clocked, t2), t2);
+      });
     });
 
     it('answers the predecessor in the body flow with the live refreshToken in the body', async () => {
@@ -106,7 +156,8 @@ describe('refresh-token rotation and the overlap window', () => {
       assert.equal(setCookieHeader(again, 'refreshToken'), null);
       const next = await post(server, '/auth/refresh', { refreshToken: live });
       assert.equal(next.status, 200);
-      assert.notEqual(((await next.json()) as { refreshToken: string }).refreshToken, live);
+      // The live token too, within the window of its rotation: answered with itself, in the body.
+      assert.equal(((await next.json()) as { refreshToken: string }).refreshToken, live);
     });
 
     it('keeps the session after a lost answer: the old token again gets the live one, and the session goes on', async () => {
@@ -117,28 +168,9 @@ describe('refresh-token rotation and the overlap window', () => {
       const retried = await rotate(server, session.refreshToken);
       const next = await rotate(server, retried);
 
+      assert.equal(next, retried);
       assert.equal((await refreshWithCookie(server, next)).status, 200);
-      assert.deepEqual(await family(session), { generation: 3, revoked_reason: null });
-    });
-
-    it('ends the session when a token two rotations old comes back, even within the window', async () => {
-      const session = await login(server);
-      const second = await rotate(server, session.refreshToken);
-      const third = await rotate(server, second);
-
-      await assertReuse(await refreshWithCookie(server, session.refreshToken));
-
-      assert.equal((await refreshWithCookie(server, third)).status, 401);
-      assert.deepEqual(await family(session), { generation: 2, revoked_reason: 'reuse' });
-    });
-
-    it('revokes only the family of the reused token: other sessions of the same account live on', async () => {
-      const victim = await login(server);
-      const other = await login(server);
-      await rotate(server, await rotate(server, victim.refreshToken));
-      await assertReuse(await refreshWithCookie(server, victim.refreshToken));
-
-      assert.equal((await refreshWithCookie(server, other.refreshToken)).status, 200);
+      assert.deepEqual(await family(session), { generation: 1, revoked_reason: null });
     });
   });
 
@@ -153,6 +185,52 @@ describe('refresh-token rotation and the overlap window', () => {
 
         assert.equal((await refreshWithCookie(clocked, live)).status, 401);
         assert.deepEqual(await family(session), { generation: 1, revoked_reason: 'reuse' });
+      });
+    });
+
+    it('ends the session when a token two rotations old comes back, at once after the second rotation (rotated normally, a window apart)', async () => {
+      await withServer({}, async (clocked) => {
+        const session = await login(clocked);
+        const t1 = await rotate(clocked, session.refreshToken);
+        clocked.advanceClock(WINDOW_MS);
+        const t2 = await rotate(clocked, t1);
+        assert.notEqual(t2, t1);
+
+        await assertReuse(await refreshWithCookie(clocked, session.refreshToken));
+
+        assert.equal((await refreshWithCookie(clocked, t2)).status, 401);
+        assert.equal((await refreshWithCookie(clocked, t1)).status, 401);
+        assert.deepEqual(await family(session), { generation: 2, revoked_reason: 'reuse' });
+      });
+    });
+
+    it('ends the session when a token three rotations old comes back long after', async () => {
+      await withServer({}, async (clocked) => {
+        const session = await login(clocked);
+        let token = session.refreshToken;
+        for (let step = 0; step < 3; step++) {
+          token = await rotate(clocked, token);
+          clocked.advanceClock(WINDOW_MS);
+        }
+        clocked.advanceClock(3_600_000);
+
+        await assertReuse(await refreshWithCookie(clocked, session.refreshToken));
+
+        assert.equal((await refreshWithCookie(clocked, token)).status, 401);
+        assert.deepEqual(await family(session), { generation: 3, revoked_reason: 'reuse' });
+      });
+    });
+
+    it('revokes only the family of the reused token: other sessions of the same account live on', async () => {
+      await withServer({}, async (clocked) => {
+        const victim = await login(clocked);
+        const other = await login(clocked);
+        const t1 = await rotate(clocked, victim.refreshToken);
+        clocked.advanceClock(WINDOW_MS);
+        await rotate(clocked, t1);
+        await assertReuse(await refreshWithCookie(clocked, victim.refreshToken));
+
+        assert.equal((await refreshWithCookie(clocked, other.refreshToken)).status, 200);
       });
     });
 
@@ -283,8 +361,13 @@ describe('refresh-token rotation and the overlap window', () => {
 
   it('keeps a session at one row whatever its rotations: after 50, one row at generation 50 and no other refresh table', async () => {
     const session = await login(server);
-    let token = session.refreshToken;
-    for (let step = 0; step < 50; step++) token = await rotate(server, token);
+    await withServer({}, async (clocked) => {
+      let token = session.refreshToken;
+      for (let step = 0; step < 50; step++) {
+        token = await rotate(clocked, token);
+        clocked.advanceClock(WINDOW_MS);
+      }
+    });
 
     assert.deepEqual(await family(session), { generation: 50, revoked_reason: null });
     const tables = await server.database.engine.query<{ table_name: string }>(
@@ -331,7 +414,12 @@ describe('refresh-token rotation and the overlap window', () => {
 
     it('refuses the live token with its generation set back to an older one, without ending the session', async () => {
       const session = await login(server);
-      const live = await rotate(server, await rotate(server, session.refreshToken));
+      let live = '';
+      await withServer({}, async (clocked) => {
+        const t1 = await rotate(clocked, session.refreshToken);
+        clocked.advanceClock(WINDOW_MS);
+        live = await rotate(clocked, t1);
+      });
       // What anybody could make from a family id (the access token's sid) if only the database decided:
       // an "old token" whose presentation would end the session as reuse.
       const bytes = Buffer.from(live, 'base64url');
