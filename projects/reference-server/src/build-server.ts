@@ -35,8 +35,9 @@ export interface BuildServerOptions {
  * when `httpsOnly`, CORS for the configured origins only, the strict JSON body parser with its size
  * limit, `Cache-Control: no-store` on every answer, the rate limits of login, refresh and logout,
  * the auth and users routes (and, with DEV_LAB_ROUTES=true only, the auth lab's development route),
- * the OpenAPI document (`/openapi.json`) and its reference page
- * (`/docs`), and the uniform error body for every error.
+ * the OpenAPI document (`/openapi.json`) and its reference page (`/docs`) when API_DOCS is on (the
+ * default outside production; `app.swagger()` builds the document either way), and the uniform error
+ * body for every error.
  * It owns nothing it was given: closing it leaves the repository open.
  *
  * @example
@@ -128,7 +129,7 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
   });
 
   // Before the routes: the document is built from the routes registered after it.
-  await registerOpenApi(app, { apiVendor: config.apiVendor });
+  await registerOpenApi(app, { apiVendor: config.apiVendor, serve: config.apiDocs });
 
   const issuedTokens = createAccessTokens({
     secret: config.jwtSecret,

@@ -31,6 +31,7 @@ async function main(): Promise<void> {
         '(32 bytes or more) for anything but local development.',
     );
   }
+  // readConfig refuses COOKIE_SECURE=false when NODE_ENV=production, so this is development.
   if (!config.cookieSecure) {
     app.log.warn('COOKIE_SECURE=false: the refresh cookie may travel over plain HTTP. For local development only.');
   }

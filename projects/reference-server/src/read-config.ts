@@ -26,7 +26,10 @@ export interface ServerConfig {
   readonly jwtSecretGenerated: boolean;
   /** Origins allowed to call with CORS (credentials included); empty: no cross-origin access. */
   readonly corsOrigins: readonly string[];
-  /** The refresh cookie's `Secure` attribute; `false` only for local plain HTTP. */
+  /**
+   * The refresh cookie's `Secure` attribute; `false` only for local plain HTTP, and refused when
+   * `NODE_ENV=production`.
+   */
   readonly cookieSecure: boolean;
   /** Whether login also returns the refresh token in the JSON body (the body flow, for cookie-less clients). */
   readonly refreshTokenInBody: boolean;
@@ -70,6 +73,11 @@ export interface ServerConfig {
    * beyond it the request gets a 503.
    */
   readonly databaseStatementTimeoutMs: number;
+  /**
+   * Serve the OpenAPI document (`/openapi.json`) and its reference page (`/docs`); off by default
+   * when `NODE_ENV=production`, on otherwise. Off, both answer 404 like any unknown path.
+   */
+  readonly apiDocs: boolean;
   /** Create the demo accounts and users on the first start of an empty database. */
   readonly seedDemoData: boolean;
   /** Vendor of the `Accept` media type: `application/vnd.<vendor>.v1+json`. */
@@ -113,6 +121,16 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): S
   const headersTimeoutMs = integer(env, 'HEADERS_TIMEOUT_MS', 10_000, 50, 600_000);
   // Node refuses a header deadline later than the whole request's.
   if (headersTimeoutMs > requestTimeoutMs) fail('HEADERS_TIMEOUT_MS', 'must not be longer than REQUEST_TIMEOUT_MS');
+  const production = env['NODE_ENV']?.trim() === 'production';
+  const cookieSecure = boolean(env, 'COOKIE_SECURE', true);
+  // A cookie without Secure goes out over plain HTTP to anyone on the path: a refresh token, that is
+  // a whole session. Production must not run so by a leftover development setting.
+  if (!cookieSecure && production) {
+    fail(
+      'COOKIE_SECURE',
+      'must not be false when NODE_ENV=production (the refresh cookie would travel over plain HTTP)',
+    );
+  }
   const certFile = text(env, 'TLS_CERT_FILE');
   const keyFile = text(env, 'TLS_KEY_FILE');
   if ((certFile === null) !== (keyFile === null)) fail('TLS_CERT_FILE', 'and TLS_KEY_FILE must be set together');
@@ -130,7 +148,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): S
     jwtSecret: secret === null ? new Uint8Array(randomBytes(MIN_SECRET_BYTES)) : new TextEncoder().encode(secret),
     jwtSecretGenerated: secret === null,
     corsOrigins: origins(env, 'CORS_ORIGINS'),
-    cookieSecure: boolean(env, 'COOKIE_SECURE', true),
+    cookieSecure,
     refreshTokenInBody: boolean(env, 'REFRESH_TOKEN_IN_BODY', false),
     loginRateLimitMax: integer(env, 'LOGIN_RATE_LIMIT_MAX', 10, 1, 1_000_000),
     loginRateLimitWindowSeconds: integer(env, 'LOGIN_RATE_LIMIT_WINDOW_SECONDS', 60, 1, 24 * 60 * 60),
@@ -142,7 +160,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): S
     logoutRateLimitWindowSeconds: integer(env, 'LOGOUT_RATE_LIMIT_WINDOW_SECONDS', 60, 1, 24 * 60 * 60),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 16 * 1024, 1024, 1024 * 1024),
     trustProxy: proxies(env, 'TRUST_PROXY'),
-    httpsOnly: boolean(env, 'HTTPS_ONLY', env['NODE_ENV']?.trim() === 'production'),
+    httpsOnly: boolean(env, 'HTTPS_ONLY', production),
     tls: certFile !== null && keyFile !== null ? { certFile, keyFile } : null,
     requestTimeoutMs,
     headersTimeoutMs,
@@ -153,6 +171,8 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): S
     maxConnectionsPerAddress: integer(env, 'MAX_CONNECTIONS_PER_ADDRESS', 100, 0, 1_000_000),
     databaseConnectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5_000, 50, 600_000),
     databaseStatementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 5_000, 50, 600_000),
+    // The document maps the whole API for whoever asks; production publishes it only when told to.
+    apiDocs: boolean(env, 'API_DOCS', !production),
     seedDemoData: boolean(env, 'SEED_DEMO_DATA', true),
     apiVendor,
     devLabRoutes: boolean(env, 'DEV_LAB_ROUTES', false),

@@ -50,6 +50,25 @@ describe('main (npm run server)', () => {
       'reference-server: JWT_SECRET must be at least 32 bytes long (e.g. openssl rand -base64 48)',
     );
   });
+
+  it('refuses COOKIE_SECURE=false in production, naming the setting, before opening anything', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+      env: { ...process.env, NODE_ENV: 'production', COOKIE_SECURE: 'false', JWT_SECRET: 's'.repeat(32), PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // A server that starts anyway would serve forever: stop it, and fail.
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const [code] = (await once(child, 'exit')) as [number | null];
+    clearTimeout(timer);
+    assert.equal(code, 1);
+    assert.equal(
+      stderr.trim(),
+      'reference-server: COOKIE_SECURE must not be false when NODE_ENV=production ' +
+        '(the refresh cookie would travel over plain HTTP)',
+    );
+  });
 });
 
 /** Collects the child's output lines (log messages) until one matches; fails after 60 s or on exit. */

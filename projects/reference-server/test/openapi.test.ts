@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
 import { createOpenApiResponseCheck } from './openapi-response-check.js';
-import { type TestServer, startTestServer } from './start-test-server.js';
+import { type TestServer, readError, startTestServer } from './start-test-server.js';
 
 interface Document {
   openapi: string;
@@ -77,5 +77,45 @@ describe('the OpenAPI document', () => {
       check('GET', `${server.url}/nowhere`, new Response('{}', { status: 404, headers: json })),
       /not described/,
     );
+  });
+});
+
+describe('API_DOCS', () => {
+  const DOC_PATHS = ['/openapi.json', '/docs', '/docs/', '/docs/json', '/docs/static/index.html'];
+  // Production behind a TLS-terminating proxy on loopback: the server believes its X-Forwarded-Proto.
+  const behindProxy = { headers: { 'X-Forwarded-Proto': 'https' } };
+
+  it('is off by default in production: the document and the page answer the uniform 404', async () => {
+    const server = await startTestServer({ env: { NODE_ENV: 'production', TRUST_PROXY: '127.0.0.1' } });
+    try {
+      assert.equal(server.config.apiDocs, false);
+      for (const path of DOC_PATHS) {
+        const response = await fetch(`${server.url}${path}`, behindProxy);
+        assert.equal(response.status, 404, path);
+        assert.equal((await readError(response)).code, 'NotFound', path);
+      }
+      // The API itself is there: 401 without a token, not 404.
+      assert.equal((await fetch(`${server.url}/api/v1/users`, behindProxy)).status, 401);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('serves both in production when API_DOCS=true, and neither outside production when API_DOCS=false', async () => {
+    const production = await startTestServer({
+      env: { NODE_ENV: 'production', TRUST_PROXY: '127.0.0.1', API_DOCS: 'true' },
+    });
+    try {
+      assert.equal((await fetch(`${production.url}/openapi.json`, behindProxy)).status, 200);
+      assert.equal((await fetch(`${production.url}/docs/static/index.html`, behindProxy)).status, 200);
+    } finally {
+      await production.close();
+    }
+    const development = await startTestServer({ env: { API_DOCS: 'false' } });
+    try {
+      for (const path of DOC_PATHS) assert.equal((await fetch(`${development.url}${path}`)).status, 404, path);
+    } finally {
+      await development.close();
+    }
   });
 });

@@ -38,6 +38,7 @@ describe('readConfig', () => {
         maxConnectionsPerAddress: 100,
         databaseConnectTimeoutMs: 5000,
         databaseStatementTimeoutMs: 5000,
+        apiDocs: true,
         seedDemoData: true,
         apiVendor: 'showcase',
         devLabRoutes: false,
@@ -79,6 +80,7 @@ describe('readConfig', () => {
       MAX_CONNECTIONS_PER_ADDRESS: '0',
       DATABASE_CONNECT_TIMEOUT_MS: '2000',
       DATABASE_STATEMENT_TIMEOUT_MS: '3000',
+      API_DOCS: 'false',
       SEED_DEMO_DATA: 'no',
       API_VENDOR: 'example',
       DEV_LAB_ROUTES: 'true',
@@ -116,6 +118,7 @@ describe('readConfig', () => {
         maxConnectionsPerAddress: 0,
         databaseConnectTimeoutMs: 2000,
         databaseStatementTimeoutMs: 3000,
+        apiDocs: false,
         seedDemoData: false,
         apiVendor: 'example',
         devLabRoutes: true,
@@ -151,6 +154,7 @@ describe('readConfig', () => {
     ['HEADERS_TIMEOUT_MS', '20000', /HEADERS_TIMEOUT_MS must not be longer than REQUEST_TIMEOUT_MS/],
     ['REQUEST_TIMEOUT_MS', '10', /REQUEST_TIMEOUT_MS must be a whole number from 50/],
     ['HTTPS_ONLY', 'sometimes', /HTTPS_ONLY must be true or false/],
+    ['API_DOCS', 'maybe', /API_DOCS must be true or false/],
   ] as const) {
     it(`refuses ${name}=${value} with a message naming it`, () => {
       assert.throws(() => readConfig({ [name]: value }), message);
@@ -176,6 +180,24 @@ describe('readConfig', () => {
     assert.equal(readConfig({ NODE_ENV: 'production' }).httpsOnly, true);
     assert.equal(readConfig({ NODE_ENV: 'production', HTTPS_ONLY: 'false' }).httpsOnly, false);
     assert.equal(readConfig({ NODE_ENV: 'development' }).httpsOnly, false);
+  });
+
+  it('hides the API docs by default when NODE_ENV=production, unless told otherwise', () => {
+    assert.equal(readConfig({ NODE_ENV: 'production' }).apiDocs, false);
+    assert.equal(readConfig({ NODE_ENV: 'production', API_DOCS: 'true' }).apiDocs, true);
+    assert.equal(readConfig({ NODE_ENV: 'development' }).apiDocs, true);
+    assert.equal(readConfig({ NODE_ENV: 'development', API_DOCS: 'false' }).apiDocs, false);
+  });
+
+  it('refuses COOKIE_SECURE=false when NODE_ENV=production, and takes it otherwise', () => {
+    assert.throws(
+      () => readConfig({ NODE_ENV: 'production', COOKIE_SECURE: 'false' }),
+      /^Error: reference-server: COOKIE_SECURE must not be false when NODE_ENV=production/,
+    );
+    assert.throws(() => readConfig({ NODE_ENV: 'production', COOKIE_SECURE: 'no' }), /COOKIE_SECURE/);
+    assert.equal(readConfig({ NODE_ENV: 'production', COOKIE_SECURE: 'true' }).cookieSecure, true);
+    assert.equal(readConfig({ NODE_ENV: 'development', COOKIE_SECURE: 'false' }).cookieSecure, false);
+    assert.equal(readConfig({ COOKIE_SECURE: 'false' }).cookieSecure, false);
   });
 
   it('treats blank values as unset', () => {
