@@ -42,6 +42,27 @@ describe('validateUserFields', () => {
       'must not contain invisible characters (U+202E)',
     ],
     [
+      'a Cyrillic look-alike among Latin letters in an e-mail',
+      'patch',
+      { email: '\u0430da@example.com' },
+      'email',
+      'must not mix Latin, Greek and Cyrillic letters',
+    ],
+    [
+      'a Greek look-alike among Latin letters in an e-mail',
+      'patch',
+      { email: 'j\u03bfhn@example.com' },
+      'email',
+      'must not mix Latin, Greek and Cyrillic letters',
+    ],
+    [
+      'Cyrillic and Greek letters in one e-mail',
+      'patch',
+      { email: '\u0438\u03b1@example.com' },
+      'email',
+      'must not mix Latin, Greek and Cyrillic letters',
+    ],
+    [
       'an id other than the path’s',
       'replace',
       { id: 8, name: 'A', email: 'a@example.com' },
@@ -50,6 +71,19 @@ describe('validateUserFields', () => {
     ],
   ] as const)('refuses %s', (_case, mode, body, target, message) => {
     expect(validateUserFields(body, mode, 7)).toEqual({ ok: false, details: [{ target, message }] });
+  });
+
+  it('takes an e-mail written in one script, digits and punctuation aside, and Latin with CJK', () => {
+    for (const email of [
+      'ada.lovelace+1@example.com',
+      '\u0438\u0432\u0430\u043d.2024@example.com',
+      '\u03b1\u03b8\u03b7\u03bd\u03b1@example.gr',
+      'jos\u00e9@example.com',
+      'taro\u5c71\u7530@example.jp',
+      'ada@xn--80ak6aa92e.com',
+    ]) {
+      expect(validateUserFields({ email }, 'patch')).toEqual({ ok: true, fields: { email } });
+    }
   });
 
   it('counts characters as people do: 100 emoji are a valid name, 100 decomposed é too', () => {

@@ -13,6 +13,12 @@ export const MAX_EMAIL_LENGTH = 254;
  */
 const EMAIL =
   /^[^\s@"<>()[\],;:\\]{1,64}@(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/i;
+/**
+ * The scripts whose letters pass for each other (Cyrillic `а` U+0430 for Latin `a`, Greek `ο` U+03BF
+ * for Latin `o`): a local part may use any one of them, never two (UTS #39's "single script" rule,
+ * for these three).
+ */
+const LOOK_ALIKE_SCRIPTS = [/\p{Script=Latin}/u, /\p{Script=Greek}/u, /\p{Script=Cyrillic}/u] as const;
 /** Control characters (NUL included, which PostgreSQL's text cannot even store). */
 const CONTROL = /\p{Cc}/u;
 /** A lone surrogate: text that is not well-formed UTF-16 (`String.prototype.isWellFormed`, portably). */
@@ -37,8 +43,10 @@ export type UserFieldsCheck =
  *   1 to 100 characters; no control characters, no lone surrogates, no invisible format characters
  *   (`findInvisibleCharacter`, joiners inside words allowed);
  * - `email`: required, a string; trimmed and in compatibility form (NFKC, so fullwidth `ｊｏｓｅ＠…`
- *   is stored as `jose@…`), at most 254 characters, well-formed, no invisible format characters;
- *   uniqueness needs the store and is checked there, on `emailKey`;
+ *   is stored as `jose@…`), at most 254 characters, well-formed, no invisible format characters,
+ *   and a local part that does not mix Latin, Greek and Cyrillic letters (`аda@…` with a Cyrillic
+ *   `а` would be a second account next to `ada@…`; `иван@…` and `ada@…` are fine; the domain is
+ *   ASCII or punycode already); uniqueness needs the store and is checked there, on `emailKey`;
  * - a patch checks only the fields it has, and `null` (remove, in merge patch) is refused, since
  *   both fields are required;
  * - `id`: the server assigns it, so a create must not send one; a replace or patch may, but only
@@ -109,5 +117,14 @@ function checkEmail(value: string): string | { problem: string } {
   if (invisible) return { problem: `must not contain invisible characters (${invisible})` };
   const email = text.normalize('NFKC');
   if (email.length > MAX_EMAIL_LENGTH) return { problem: `must be at most ${MAX_EMAIL_LENGTH} characters long` };
-  return EMAIL.test(email) ? email : { problem: 'is not a well-formed e-mail address' };
+  if (!EMAIL.test(email)) return { problem: 'is not a well-formed e-mail address' };
+  return mixesLookAlikeScripts(email.slice(0, email.lastIndexOf('@')))
+    ? { problem: 'must not mix Latin, Greek and Cyrillic letters' }
+    : email;
+}
+
+/** Whether `text` has letters of two or more of the Latin, Greek and Cyrillic scripts. */
+function mixesLookAlikeScripts(text: string): boolean {
+  const letters = [...text].filter((character) => /\p{L}/u.test(character));
+  return LOOK_ALIKE_SCRIPTS.filter((script) => letters.some((letter) => script.test(letter))).length > 1;
 }

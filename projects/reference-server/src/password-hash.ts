@@ -8,6 +8,12 @@ import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 const COST = { N: 2 ** 14, r: 8, p: 1 } as const;
 const KEY_LENGTH = 32;
 const SALT_LENGTH = 16;
+/**
+ * What no password may contain: control characters (Node's scrypt drops trailing NULs, so
+ * `lovelace\0` would pass for `lovelace`) and lone surrogates (UTF-8 turns every one of them into
+ * U+FFFD, so two different texts would hash alike).
+ */
+const UNUSABLE = /[\p{Cc}\p{Cs}]/u;
 const FORMAT = /^scrypt\$(\d{1,8})\$(\d{1,3})\$(\d{1,3})\$([A-Za-z0-9+/=]{1,100})\$([A-Za-z0-9+/=]{1,200})$/;
 
 /**
@@ -17,6 +23,7 @@ const FORMAT = /^scrypt\$(\d{1,8})\$(\d{1,3})\$(\d{1,3})\$([A-Za-z0-9+/=]{1,100}
  * await hashPassword('lovelace'); // 'scrypt$16384$8$1$...$...'
  */
 export async function hashPassword(password: string): Promise<string> {
+  if (UNUSABLE.test(password)) throw new Error('A password must not contain control characters or lone surrogates.');
   const salt = randomBytes(SALT_LENGTH);
   const hash = await derive(password, salt, COST.N, COST.r, COST.p);
   return `scrypt$${COST.N}$${COST.r}$${COST.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
@@ -24,7 +31,9 @@ export async function hashPassword(password: string): Promise<string> {
 
 /**
  * Whether `password` matches `stored`, compared in constant time. A malformed `stored` is a
- * mismatch, never an exception.
+ * mismatch, never an exception. A password with control characters or lone surrogates never
+ * matches (no stored hash can be of one, see {@link hashPassword}), after the same scrypt work, so
+ * it answers exactly like a wrong password.
  *
  * @example
  * if (!(await verifyPassword(body.password, account.passwordHash))) throw invalidCredentials();
@@ -41,7 +50,7 @@ export async function verifyPassword(password: string, stored: string): Promise<
   } catch {
     return false;
   }
-  return timingSafeEqual(actual, expected);
+  return timingSafeEqual(actual, expected) && !UNUSABLE.test(password);
 }
 
 function derive(password: string, salt: Buffer, N: number, r: number, p: number, length = KEY_LENGTH) {

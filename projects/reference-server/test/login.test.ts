@@ -194,6 +194,20 @@ describe('POST /auth/login', () => {
     assert.equal((await post(server, '/auth/login', { username: 'ada', password: 'lovelace' })).status, 200);
   });
 
+  it('answers a password with a control character or a lone surrogate as a wrong one: 401, same scrypt work', async () => {
+    // Node's scrypt ignores trailing NULs, and UTF-8 turns any lone surrogate into U+FFFD.
+    for (const password of ['lovelace\u0000', 'lovelace\u0000\u0000', 'lovelace\u0007', 'lovelace\ud800']) {
+      const response = await post(server, '/auth/login', { username: 'ada', password });
+      assert.equal(response.status, 401, JSON.stringify(password));
+      assert.equal(setCookieHeader(response, 'refreshToken'), null);
+      assert.deepEqual(await readError(response), {
+        code: 'InvalidCredentials',
+        message: 'The username or the password is wrong.',
+      });
+    }
+    assert.equal((await post(server, '/auth/login', { username: 'ada', password: 'lovelace' })).status, 200);
+  });
+
   it('answers other methods with 405 and Allow: POST', async () => {
     for (const method of ['GET', 'PUT', 'DELETE', 'PATCH']) {
       const response = await fetch(`${server.url}/auth/login`, { method });

@@ -106,6 +106,25 @@ describe('users API: Unicode in names and e-mail addresses', () => {
     assert.deepEqual(await (await api(server, 'GET', `/api/v1/users/${user.id}`, admin)).json(), user);
   });
 
+  it('refuses an e-mail mixing Latin with a Cyrillic or Greek look-alike: 400, no second account', async () => {
+    const box = fresh('.s');
+    assert.equal((await create({ name: 'Ada', email: `ada${box}@example.com` })).status, 201);
+    const count = async () => ((await (await api(server, 'GET', '/api/v1/users', admin)).json()) as User[]).length;
+    const before = await count();
+    // Cyrillic а (U+0430), Greek α (U+03B1), Cyrillic о (U+043E) for Latin a, a and o.
+    for (const email of [`\u0430da${box}@example.com`, `ad\u03b1${box}@example.com`, `j\u043ehn${box}@example.com`]) {
+      const response = await create({ name: 'Ada', email });
+      assert.equal(response.status, 400, email);
+      const error = await readError(response);
+      assert.equal(error.code, 'InvalidRequest');
+      assert.deepEqual(error.details, [{ target: 'email', message: 'must not mix Latin, Greek and Cyrillic letters' }]);
+    }
+    assert.equal(await count(), before);
+    // One script alone is fine, Cyrillic included (digits and dots belong to none).
+    const cyrillic = `\u0438\u0432\u0430\u043d.${serial}@example.com`;
+    assert.equal((await create({ name: 'Иван', email: cyrillic })).status, 201);
+  });
+
   describe('refuses invisible format characters with 400 InvalidRequest and a detail', () => {
     for (const [name, field, value, codePoint] of [
       ['a zero-width space in a name', 'name', 'Ada\u200bLovelace', 'U+200B'],

@@ -73,6 +73,9 @@ describe('DemoBackend', () => {
     it.each([
       ['a wrong password', { username: 'ada', password: 'turing' }],
       ['an unknown user', { username: 'eve', password: 'lovelace' }],
+      // As the reference server: a password with a control character or a lone surrogate is a wrong one.
+      ['the password with a trailing NUL', { username: 'ada', password: 'lovelace\u0000' }],
+      ['the password with a lone surrogate', { username: 'ada', password: 'lovelace\ud800' }],
     ])('answers 401 InvalidCredentials to %s, and starts no session', async (_case, body) => {
       const { send, state } = setup();
       const response = await send('POST', '/auth/login', { body });
@@ -458,6 +461,12 @@ describe('DemoBackend', () => {
         { name: 'Ok', email: longEmail(255) },
         'email',
         'must be at most 254 characters long',
+      ],
+      [
+        'an e-mail with a Cyrillic look-alike among Latin letters',
+        { name: 'Ok', email: '\u0430da.lovelace@example.com' },
+        'email',
+        'must not mix Latin, Greek and Cyrillic letters',
       ],
       ['an id', { id: 5, name: 'Ok', email: 'ok@example.com' }, 'id', 'is assigned by the server; leave it out'],
     ])('answers 400 InvalidRequest to %s', async (_case, body, target, message) => {
