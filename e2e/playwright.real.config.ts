@@ -16,6 +16,8 @@ const FETCH_SHOWCASE_PORT = 4314;
 
 /** The settings both reference servers share (each has its own port and access-token lifetime). */
 const SERVER_ENV = {
+  // Development, whatever NODE_ENV the machine has: production refuses COOKIE_SECURE=false.
+  NODE_ENV: 'development',
   HOST: '127.0.0.1',
   // The server's default, set here because the tabs tests rely on it: the value of
   // REFRESH_TOKEN_REUSE_INTERVAL_SECONDS in projects/showcase/src/app/backend-providers.real.ts,

@@ -28,6 +28,8 @@ const server = spawn(process.execPath, ['projects/reference-server/dist/main.js'
   stdio: ['ignore', 'pipe', 'pipe'],
   env: {
     ...process.env,
+    // A development server, whatever NODE_ENV the shell has: production refuses the plain-HTTP cookie below.
+    NODE_ENV: 'development',
     // Where proxy.real.json points.
     PORT: '3000',
     HOST: '127.0.0.1',
