@@ -64,8 +64,10 @@ const REFRESH_SCHEMA = {
   operationId: 'refresh',
   summary: 'Trade the refresh token for a new access token',
   description:
-    'The refresh token comes in the cookie, or in the body as `{ refreshToken }`; it is rotated and the ' +
-    'new one goes back the same way. 401 `InvalidRefreshToken` when it is unknown, expired, revoked or reused.',
+    'The refresh token comes in the cookie, or in the body as `{ refreshToken }`; the live one goes back ' +
+    'the same way: a new one (rotation), or, within the reuse interval after a rotation, the live one ' +
+    'again (so tabs refreshing at once all carry on). 401 `InvalidRefreshToken` when it is unknown, ' +
+    'expired, revoked or reused.',
   security: [{ refreshCookie: [] }, {}],
   body: { ...TOKEN_BODY_SCHEMA, description: 'Only in the body flow; no body in the cookie flow.' },
   response: {
