@@ -7,7 +7,8 @@ import { ANY_OPERATION_ERRORS, errorResponses } from './api-schemas.js';
 import { HttpError } from './http-error.js';
 import { verifyPassword } from './password-hash.js';
 import type { ServerConfig } from './read-config.js';
-import { REFRESH_COOKIE, clearRefreshCookie, setRefreshCookie } from './refresh-cookie.js';
+import { checkRequestOrigin } from './check-request-origin.js';
+import { clearRefreshCookie, readRefreshCookies, setRefreshCookie } from './refresh-cookie.js';
 import { type RefreshTokens, createFamilyId } from './refresh-tokens.js';
 import type { Repository } from './repository.js';
 
@@ -40,6 +41,16 @@ const TOKEN_BODY_SCHEMA = {
   properties: { refreshToken: { type: 'string', maxLength: 512 } },
 } as const;
 
+/** The refusal of a request from another origin's page (see check-request-origin.ts). */
+const FORBIDDEN_ORIGIN_RESPONSE = {
+  403: {
+    description:
+      'The request came from a page of an origin this server does not trust (`Origin` neither its own nor ' +
+      'in CORS_ORIGINS, or `Sec-Fetch-Site: cross-site`): `ForbiddenOrigin`; no token or cookie was touched.',
+    content: { 'application/json': { schema: { $ref: 'ErrorBody#' } } },
+  },
+} as const;
+
 const ACCESS_TOKEN_RESPONSE = {
   content: { 'application/json': { schema: { $ref: 'AccessToken#' } } },
 } as const;
@@ -49,12 +60,13 @@ const LOGIN_SCHEMA = {
   operationId: 'login',
   summary: 'Sign in',
   description:
-    'A new session: the access token in the body, the refresh token in the HttpOnly cookie `refreshToken` ' +
+    'A new session: the access token in the body, the refresh token in the HttpOnly cookie ' +
+    '`__Secure-refreshToken` (`refreshToken` when COOKIE_SECURE=false) ' +
     '(and in the body too when REFRESH_TOKEN_IN_BODY=true). Rate-limited per client address.',
   security: [],
   body: LOGIN_BODY_SCHEMA,
   response: {
-    200: { description: 'Signed in; `Set-Cookie: refreshToken=...`.', ...ACCESS_TOKEN_RESPONSE },
+    200: { description: 'Signed in; `Set-Cookie: __Secure-refreshToken=...`.', ...ACCESS_TOKEN_RESPONSE },
     ...errorResponses(400, 401, 413, 415, ...ANY_OPERATION_ERRORS),
   },
 } as const;
@@ -67,12 +79,13 @@ const REFRESH_SCHEMA = {
     'The refresh token comes in the cookie, or in the body as `{ refreshToken }`; the live one goes back ' +
     'the same way: a new one (rotation), or, within the reuse interval after a rotation, the live one ' +
     'again (so tabs refreshing at once all carry on). 401 `InvalidRefreshToken` when it is unknown, ' +
-    'expired, revoked or reused.',
+    'expired, revoked or reused; 403 `ForbiddenOrigin` when a page of another origin sent it.',
   security: [{ refreshCookie: [] }, {}],
   body: { ...TOKEN_BODY_SCHEMA, description: 'Only in the body flow; no body in the cookie flow.' },
   response: {
     200: { description: 'A new access token; in the cookie flow also `Set-Cookie`.', ...ACCESS_TOKEN_RESPONSE },
     ...errorResponses(400, 401, 413, 415, ...ANY_OPERATION_ERRORS),
+    ...FORBIDDEN_ORIGIN_RESPONSE,
   },
 } as const;
 
@@ -82,12 +95,14 @@ const LOGOUT_SCHEMA = {
   summary: 'Sign out',
   description:
     'Ends the session named by the access token (even expired), a `{ refreshToken }` body or the cookie, ' +
-    'and clears the cookie. 204 whatever happens.',
+    'and clears the cookie. 204 whatever happens, but 403 `ForbiddenOrigin` (nothing ended) when a page ' +
+    'of another origin sent it.',
   security: [{ bearerAuth: [] }, { refreshCookie: [] }, {}],
   body: TOKEN_BODY_SCHEMA,
   response: {
     204: { description: 'Signed out (or there was nothing to end).', type: 'null' },
     ...errorResponses(400, 413, 415, ...ANY_OPERATION_ERRORS),
+    ...FORBIDDEN_ORIGIN_RESPONSE,
   },
 } as const;
 
@@ -113,12 +128,18 @@ const CLEANUP_INTERVAL_MS = 60_000;
  * - logout: revokes the family, found from the access token's `sid` (`Authorization: Bearer`, even
  *   expired), a `{ refreshToken }` body, or the cookie; clears the cookie; 204 whatever happens.
  *
+ * Refresh and logout, which the cookie authorizes, refuse a request from a page of another origin
+ * (403 `ForbiddenOrigin`, before anything is touched; see check-request-origin.ts). Several refresh
+ * cookies in one request (cookie tossing from a sibling subdomain) are sorted out by
+ * {@link pickRefreshCookie}.
+ *
  * Each is rate-limited per client address (429 `TooManyRequests` with `Retry-After`), with its own
  * limit from the configuration.
  */
 export async function registerAuthRoutes(app: FastifyInstance, options: AuthRoutesOptions): Promise<void> {
   const { config, repository, accessTokens, refreshTokens, now, dummyPasswordHash } = options;
   const cookie = { secure: config.cookieSecure };
+  const sameOriginOnly = checkRequestOrigin(config.corsOrigins);
   let lastCleanup = 0;
 
   app.post(
@@ -161,19 +182,26 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
     '/auth/refresh',
     {
       schema: REFRESH_SCHEMA,
+      onRequest: sameOriginOnly,
       config: {
         rateLimit: { max: config.refreshRateLimitMax, timeWindow: config.refreshRateLimitWindowSeconds * 1000 },
       },
     },
     async (request, reply) => {
       const fromBody = readBodyToken(request);
-      const presented = fromBody ?? request.cookies[REFRESH_COOKIE];
+      const cookies = fromBody === undefined ? readRefreshCookies(request, cookie) : [];
+      const presented = fromBody ?? pickRefreshCookie(cookies, refreshTokens);
       // A definite "no" also tells the browser to drop a cookie that can never work again; a failure
-      // of the server (a 500) leaves it alone, so the session survives a database hiccup.
+      // of the server (a 500) leaves it alone, so the session survives a database hiccup. Only when the
+      // request carried exactly one such cookie: with several, the refused one may be another host's,
+      // and the clearing (host-only) would hit the server's own, which it did not read.
       const refuse = (message: string) => {
-        if (fromBody === undefined) clearRefreshCookie(reply, cookie);
+        if (fromBody === undefined && cookies.length === 1) clearRefreshCookie(reply, cookie);
         return new HttpError(401, 'InvalidRefreshToken', message);
       };
+      if (presented === null) {
+        throw refuse('Several refresh cookies came, of different sessions or none genuine; please sign in again.');
+      }
       if (presented === undefined || presented === '') throw refuse('There is no refresh token; please sign in.');
       // Malformed, tampered with, or made with another key: refused without a database round trip.
       const reference = refreshTokens.parse(presented);
@@ -214,6 +242,7 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
     '/auth/logout',
     {
       schema: LOGOUT_SCHEMA,
+      onRequest: sameOriginOnly,
       config: {
         rateLimit: { max: config.logoutRateLimitMax, timeWindow: config.logoutRateLimitWindowSeconds * 1000 },
       },
@@ -226,7 +255,7 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
         const check = accessTokens.verify(bearer, { allowExpired: true });
         if (check.ok) families.add(check.claims.sid);
       }
-      for (const token of [readBodyToken(request), request.cookies[REFRESH_COOKIE]]) {
+      for (const token of [readBodyToken(request), ...readRefreshCookies(request, cookie)]) {
         // Any genuine token of the family names it, rotated ones too; a forged one names nothing.
         const reference = refreshTokens.parse(token);
         if (reference !== null) families.add(reference.familyId);
@@ -236,6 +265,26 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
       return sendNoContent(reply);
     },
   );
+}
+
+/**
+ * Which of the request's refresh cookies to use. One: that one. Several (a cookie of the same name
+ * placed ahead of the server's own, e.g. by a sibling subdomain for the parent domain): only those
+ * this server signed count, so a planted junk value never hides the genuine one. Genuine ones of
+ * more than one session cannot be told apart (one may be the planter's own session, which must not
+ * replace the victim's), so the request is refused, without touching either; genuine copies of one
+ * session: the newest generation. `null`: refuse.
+ */
+function pickRefreshCookie(cookies: readonly string[], refreshTokens: RefreshTokens): string | undefined | null {
+  if (cookies.length <= 1) return cookies[0];
+  const genuine = cookies
+    .map((value) => ({ value, reference: refreshTokens.parse(value) }))
+    .filter((entry) => entry.reference !== null);
+  const families = new Set(genuine.map((entry) => entry.reference?.familyId));
+  if (genuine.length === 0 || families.size > 1) return null;
+  return genuine.reduce((best, entry) =>
+    (entry.reference?.generation ?? 0) > (best.reference?.generation ?? 0) ? entry : best,
+  ).value;
 }
 
 function readBodyToken(request: FastifyRequest): string | undefined {

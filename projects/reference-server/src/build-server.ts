@@ -15,6 +15,7 @@ import { HttpError } from './http-error.js';
 import { registerLabRoutes } from './lab-routes.js';
 import { hashPassword } from './password-hash.js';
 import type { ServerConfig } from './read-config.js';
+import { refreshCookieName } from './refresh-cookie.js';
 import { createRefreshTokens } from './refresh-tokens.js';
 import { registerJsonBody } from './register-json-body.js';
 import { registerOpenApi } from './register-openapi.js';
@@ -129,7 +130,11 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
   });
 
   // Before the routes: the document is built from the routes registered after it.
-  await registerOpenApi(app, { apiVendor: config.apiVendor, serve: config.apiDocs });
+  await registerOpenApi(app, {
+    apiVendor: config.apiVendor,
+    serve: config.apiDocs,
+    refreshCookieName: refreshCookieName(config.cookieSecure),
+  });
 
   const issuedTokens = createAccessTokens({
     secret: config.jwtSecret,

@@ -1,8 +1,17 @@
 import type { CookieSerializeOptions } from '@fastify/cookie';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
-/** The cookie's name, as the contract says. */
-export const REFRESH_COOKIE = 'refreshToken';
+/**
+ * The cookie's name over HTTPS (`Secure`): the `__Secure-` prefix, which browsers accept only from a
+ * secure origin and with `Secure`, so no plain-HTTP page (a sibling subdomain over HTTP, or a network
+ * attacker's injected answer) can set a cookie of this name. Not `__Host-`: that prefix demands
+ * `Path=/`, which would send the refresh token with every API call (and into their logs); the
+ * contract's `Path=/auth/refresh` keeps it on this one endpoint. A sibling subdomain over HTTPS can
+ * still set a `__Secure-` cookie for the parent domain; {@link readRefreshCookie} handles that.
+ */
+export const SECURE_REFRESH_COOKIE = '__Secure-refreshToken';
+/** The cookie's name with `COOKIE_SECURE=false` (local plain HTTP, where browsers refuse the prefix). */
+export const PLAIN_REFRESH_COOKIE = 'refreshToken';
 /**
  * The contract's path: the browser sends the cookie to `POST /auth/refresh` and nowhere else, so the
  * refresh token never travels with API calls, and never lands in their logs.
@@ -10,9 +19,47 @@ export const REFRESH_COOKIE = 'refreshToken';
 export const REFRESH_COOKIE_PATH = '/auth/refresh';
 
 /**
+ * The refresh cookie's name for this `Secure` setting.
+ *
+ * @example
+ * refreshCookieName(true); // '__Secure-refreshToken'
+ */
+export function refreshCookieName(secure: boolean): string {
+  return secure ? SECURE_REFRESH_COOKIE : PLAIN_REFRESH_COOKIE;
+}
+
+/**
+ * Every value of the refresh cookie in the request's `Cookie` header, in the order they came. The
+ * cookie parser keeps only the first of several cookies of one name; a second one placed ahead of
+ * the server's own (cookie tossing: a sibling subdomain sets one for the parent domain) would then
+ * hide it. Reading them all lets the caller pick the genuine one, and know when there were several.
+ *
+ * @example
+ * readRefreshCookies(request, { secure: config.cookieSecure }); // ['eyJ...', ...]
+ */
+export function readRefreshCookies(request: FastifyRequest, options: { readonly secure: boolean }): string[] {
+  const name = refreshCookieName(options.secure);
+  const header = request.headers.cookie;
+  if (header === undefined) return [];
+  const values: string[] = [];
+  for (const pair of header.split(';')) {
+    const equals = pair.indexOf('=');
+    if (equals < 0 || pair.slice(0, equals).trim() !== name) continue;
+    let value = pair.slice(equals + 1).trim();
+    if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
+    try {
+      values.push(value.includes('%') ? decodeURIComponent(value) : value);
+    } catch {
+      values.push(value);
+    }
+  }
+  return values;
+}
+
+/**
  * Sets the refresh cookie: `HttpOnly` (no script reads it), `Secure` (HTTPS only, unless turned off
- * for local plain HTTP), `SameSite=Strict` (never sent by another site's page, which is the CSRF
- * defence of the refresh endpoint), `Path=/auth/refresh`, and `Max-Age` = what is left of the session.
+ * for local plain HTTP; then the plain name), `SameSite=Strict` (never sent by another site's page),
+ * `Path=/auth/refresh`, no `Domain` (host-only), and `Max-Age` = what is left of the session.
  *
  * @example
  * setRefreshCookie(reply, token, { secure: config.cookieSecure, maxAgeSeconds: 604800 });
@@ -22,17 +69,25 @@ export function setRefreshCookie(
   token: string,
   options: { readonly secure: boolean; readonly maxAgeSeconds: number },
 ): void {
-  reply.setCookie(REFRESH_COOKIE, token, { ...attributes(options.secure), maxAge: Math.max(0, options.maxAgeSeconds) });
+  reply.setCookie(refreshCookieName(options.secure), token, {
+    ...attributes(options.secure),
+    maxAge: Math.max(0, options.maxAgeSeconds),
+  });
 }
 
 /**
- * Tells the browser to forget the refresh cookie (same name and path, expired). Harmless when there is none.
+ * Tells the browser to forget the refresh cookie (same name and path, host-only, expired). Harmless
+ * when there is none; it cannot reach a cookie another host set for a parent domain.
  *
  * @example
  * clearRefreshCookie(reply, { secure: config.cookieSecure });
  */
 export function clearRefreshCookie(reply: FastifyReply, options: { readonly secure: boolean }): void {
-  reply.setCookie(REFRESH_COOKIE, '', { ...attributes(options.secure), maxAge: 0, expires: new Date(0) });
+  reply.setCookie(refreshCookieName(options.secure), '', {
+    ...attributes(options.secure),
+    maxAge: 0,
+    expires: new Date(0),
+  });
 }
 
 function attributes(secure: boolean): CookieSerializeOptions {

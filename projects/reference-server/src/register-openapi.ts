@@ -37,11 +37,11 @@ declare module 'fastify' {
  * Registers {@link API_SCHEMAS} as shared schemas (`components.schemas`).
  *
  * @example
- * await registerOpenApi(app, { apiVendor: 'showcase', serve: true });
+ * await registerOpenApi(app, { apiVendor: 'showcase', serve: true, refreshCookieName: '__Secure-refreshToken' });
  */
 export async function registerOpenApi(
   app: FastifyInstance,
-  options: { readonly apiVendor: string; readonly serve: boolean },
+  options: { readonly apiVendor: string; readonly serve: boolean; readonly refreshCookieName: string },
 ): Promise<void> {
   for (const schema of API_SCHEMAS) app.addSchema(schema);
   await app.register(fastifySwagger, {
@@ -80,8 +80,10 @@ export async function registerOpenApi(
           refreshCookie: {
             type: 'apiKey',
             in: 'cookie',
-            name: 'refreshToken',
-            description: 'The refresh token, HttpOnly, SameSite=Strict, Path=/auth/refresh, set by login and refresh.',
+            name: options.refreshCookieName,
+            description:
+              'The refresh token, HttpOnly, SameSite=Strict, Path=/auth/refresh, set by login and refresh; ' +
+              '`__Secure-refreshToken` when the cookie is Secure, `refreshToken` with COOKIE_SECURE=false.',
           },
         },
       },

@@ -188,7 +188,7 @@ describe('HTTP hardening', () => {
       const { refreshToken } = await login(failing);
       const response = await fetch(`${failing.url}/auth/refresh`, {
         method: 'POST',
-        headers: { Cookie: `refreshToken=${refreshToken}` },
+        headers: { Cookie: `__Secure-refreshToken=${refreshToken}` },
       });
       assert.equal(response.status, 500);
       assert.equal((await readError(response)).code, 'ServerError');

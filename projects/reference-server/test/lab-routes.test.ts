@@ -49,7 +49,7 @@ describe('the auth lab’s development route', () => {
       assert.equal((await api(lab, 'GET', '/api/v1/users/1', other.accessToken)).status, 200);
       const refreshed = await refreshWithCookie(lab, session.refreshToken);
       assert.equal(refreshed.status, 200);
-      assert.ok(readCookie(refreshed, 'refreshToken'));
+      assert.ok(readCookie(refreshed, '__Secure-refreshToken'));
       const { accessToken } = (await refreshed.json()) as { accessToken: string };
       assert.equal((await api(lab, 'GET', '/api/v1/users/1', accessToken)).status, 200);
     } finally {

@@ -47,7 +47,7 @@ describe('POST /auth/login', () => {
   it('sets the refresh cookie HttpOnly; Secure; SameSite=Strict; Path=/auth/refresh with the refresh lifetime', async () => {
     const response = await post(server, '/auth/login', { username: 'alan', password: 'turing' });
 
-    const header = setCookieHeader(response, 'refreshToken') ?? '';
+    const header = setCookieHeader(response, '__Secure-refreshToken') ?? '';
     const attributes = header
       .split(';')
       .slice(1)
@@ -59,12 +59,12 @@ describe('POST /auth/login', () => {
       'SameSite=Strict',
       'Secure',
     ]);
-    assert.match(readCookie(response, 'refreshToken') ?? '', /^[A-Za-z0-9_-]{70}$/);
+    assert.match(readCookie(response, '__Secure-refreshToken') ?? '', /^[A-Za-z0-9_-]{70}$/);
   });
 
   it('stores no refresh token in any form: the session is its family id and generation', async () => {
     const response = await post(server, '/auth/login', { username: 'ada', password: 'lovelace' });
-    const token = readCookie(response, 'refreshToken') ?? '';
+    const token = readCookie(response, '__Secure-refreshToken') ?? '';
     const familyId = decodeJwt(((await response.json()) as { accessToken: string }).accessToken)['sid'];
 
     const rows = await server.database.engine.query<{ id: string; generation: number }>(
@@ -91,7 +91,7 @@ describe('POST /auth/login', () => {
 
     for (const response of [wrong, unknown]) {
       assert.equal(response.status, 401);
-      assert.equal(setCookieHeader(response, 'refreshToken'), null);
+      assert.equal(setCookieHeader(response, '__Secure-refreshToken'), null);
     }
     assert.deepEqual(await readError(wrong), await readError(unknown));
     assert.deepEqual(await readError(await post(server, '/auth/login', { username: 'ada', password: 'x' })), {
@@ -148,7 +148,7 @@ describe('POST /auth/login', () => {
         error.details?.some((detail) => detail.target === target && detail.message === message),
         JSON.stringify(error),
       );
-      assert.equal(setCookieHeader(response, 'refreshToken'), null);
+      assert.equal(setCookieHeader(response, '__Secure-refreshToken'), null);
     });
   }
 
@@ -199,7 +199,7 @@ describe('POST /auth/login', () => {
     for (const password of ['lovelace\u0000', 'lovelace\u0000\u0000', 'lovelace\u0007', 'lovelace\ud800']) {
       const response = await post(server, '/auth/login', { username: 'ada', password });
       assert.equal(response.status, 401, JSON.stringify(password));
-      assert.equal(setCookieHeader(response, 'refreshToken'), null);
+      assert.equal(setCookieHeader(response, '__Secure-refreshToken'), null);
       assert.deepEqual(await readError(response), {
         code: 'InvalidCredentials',
         message: 'The username or the password is wrong.',
@@ -224,8 +224,9 @@ describe('POST /auth/login', () => {
     });
     after(() => insecure.close());
 
-    it('leaves out Secure and nothing else', async () => {
+    it('leaves out Secure and the __Secure- prefix of the name, and nothing else', async () => {
       const response = await post(insecure, '/auth/login', { username: 'ada', password: 'lovelace' });
+      assert.equal(setCookieHeader(response, '__Secure-refreshToken'), null);
       const attributes = (setCookieHeader(response, 'refreshToken') ?? '').split('; ').slice(1).sort();
       assert.deepEqual(attributes, ['HttpOnly', 'Max-Age=604800', 'Path=/auth/refresh', 'SameSite=Strict']);
     });
@@ -242,7 +243,7 @@ describe('POST /auth/login', () => {
       const response = await post(bodyFlow, '/auth/login', { username: 'ada', password: 'lovelace' });
       const body = (await response.json()) as { accessToken: string; refreshToken: string };
       assert.deepEqual(Object.keys(body).sort(), ['accessToken', 'refreshToken']);
-      assert.equal(body.refreshToken, readCookie(response, 'refreshToken'));
+      assert.equal(body.refreshToken, readCookie(response, '__Secure-refreshToken'));
     });
   });
 
@@ -264,7 +265,7 @@ describe('POST /auth/login', () => {
       assert.equal(blocked.status, 429);
       assert.equal((await readError(blocked)).code, 'TooManyRequests');
       assert.match(blocked.headers.get('retry-after') ?? '', /^\d+$/);
-      assert.equal(setCookieHeader(blocked, 'refreshToken'), null);
+      assert.equal(setCookieHeader(blocked, '__Secure-refreshToken'), null);
     });
 
     it('limits only the login: the API still answers', async () => {

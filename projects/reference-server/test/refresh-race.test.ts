@@ -57,7 +57,7 @@ async function race(
     Array.from({ length: clients }, async (_, index) => {
       await sleep(index * STAGGER_MS);
       const response = await refreshWithCookie(targets[index % targets.length] as TestServer, jar);
-      const cookie = readCookie(response, 'refreshToken');
+      const cookie = readCookie(response, '__Secure-refreshToken');
       // As a browser does: whatever Set-Cookie arrives last is what the jar holds (a cleared cookie too).
       if (cookie !== null) jar = cookie;
       await response.arrayBuffer();

@@ -58,7 +58,7 @@ describe('refresh-token rotation and the overlap window', () => {
   async function rotate(target: TestServer, refreshToken: string): Promise<string> {
     const response = await refreshWithCookie(target, refreshToken);
     assert.equal(response.status, 200);
-    return readCookie(response, 'refreshToken') ?? '';
+    return readCookie(response, '__Secure-refreshToken') ?? '';
   }
 
   async function assertReuse(response: Response): Promise<void> {
@@ -66,14 +66,14 @@ describe('refresh-token rotation and the overlap window', () => {
     const error = await readError(response);
     assert.equal(error.code, 'InvalidRefreshToken');
     assert.match(error.message, /already used/);
-    assert.equal(readCookie(response, 'refreshToken'), '');
+    assert.equal(readCookie(response, '__Secure-refreshToken'), '');
   }
 
   describe('within the window', () => {
     it('answers the predecessor with 200, a new access token and the live cookie itself; the live token too, unrotated', async () => {
       const session = await login(server);
       const first = await refreshWithCookie(server, session.refreshToken);
-      const live = readCookie(first, 'refreshToken') ?? '';
+      const live = readCookie(first, '__Secure-refreshToken') ?? '';
       const firstAccess = ((await first.json()) as { accessToken: string }).accessToken;
 
       const again = await refreshWithCookie(server, session.refreshToken);
@@ -82,9 +82,9 @@ describe('refresh-token rotation and the overlap window', () => {
       const { accessToken } = (await again.json()) as { accessToken: string };
       assert.notEqual(accessToken, firstAccess);
       assert.equal(decodeJwt(accessToken)['sid'], decodeJwt(session.accessToken)['sid']);
-      assert.equal(readCookie(again, 'refreshToken'), live);
+      assert.equal(readCookie(again, '__Secure-refreshToken'), live);
       // The cookie lives to the session's end, as after a rotation.
-      const maxAge = Number(/Max-Age=(\d+)/.exec(setCookieHeader(again, 'refreshToken') ?? '')?.[1]);
+      const maxAge = Number(/Max-Age=(\d+)/.exec(setCookieHeader(again, '__Secure-refreshToken') ?? '')?.[1]);
       assert.ok(maxAge > 7 * 86_400 - 60 && maxAge <= 7 * 86_400, `Max-Age=${maxAge}`);
       assert.deepEqual(await family(session), { generation: 1, revoked_reason: null });
 
@@ -95,7 +95,7 @@ describe('refresh-token rotation and the overlap window', () => {
     it('answers the live token with itself within the window of its rotation: a new access token, the cookie to the session end', async () => {
       const session = await login(server);
       const first = await refreshWithCookie(server, session.refreshToken);
-      const live = readCookie(first, 'refreshToken') ?? '';
+      const live = readCookie(first, '__Secure-refreshToken') ?? '';
       const firstAccess = ((await first.json()) as { accessToken: string }).accessToken;
 
       const again = await refreshWithCookie(server, live);
@@ -104,9 +104,9 @@ describe('refresh-token rotation and the overlap window', () => {
       const { accessToken } = (await again.json()) as { accessToken: string };
       assert.notEqual(accessToken, firstAccess);
       assert.equal(decodeJwt(accessToken)['sid'], decodeJwt(session.accessToken)['sid']);
-      assert.equal(readCookie(again, 'refreshToken'), live);
+      assert.equal(readCookie(again, '__Secure-refreshToken'), live);
       // Max-Age is what is left of the session, exactly as after a rotation: the family's end never moves.
-      const maxAge = Number(/Max-Age=(\d+)/.exec(setCookieHeader(again, 'refreshToken') ?? '')?.[1]);
+      const maxAge = Number(/Max-Age=(\d+)/.exec(setCookieHeader(again, '__Secure-refreshToken') ?? '')?.[1]);
       assert.ok(maxAge > 7 * 86_400 - 60 && maxAge <= 7 * 86_400, `Max-Age=${maxAge}`);
       assert.deepEqual(await family(session), { generation: 1, revoked_reason: null });
     });
@@ -120,7 +120,7 @@ describe('refresh-token rotation and the overlap window', () => {
       const late = await refreshWithCookie(server, session.refreshToken);
 
       assert.equal(late.status, 200);
-      assert.equal(readCookie(late, 'refreshToken'), t2);
+      assert.equal(readCookie(late, '__Secure-refreshToken'), t2);
       assert.equal((await refreshWithCookie(server, t2)).status, 200);
       assert.deepEqual(await family(session), { generation: 1, revoked_reason: null });
     });
@@ -153,7 +153,7 @@ describe('refresh-token rotation and the overlap window', () => {
       assert.equal(again.status, 200);
       const body = (await again.json()) as { accessToken: string; refreshToken: string };
       assert.equal(body.refreshToken, live);
-      assert.equal(setCookieHeader(again, 'refreshToken'), null);
+      assert.equal(setCookieHeader(again, '__Secure-refreshToken'), null);
       const next = await post(server, '/auth/refresh', { refreshToken: live });
       assert.equal(next.status, 200);
       // The live token too, within the window of its rotation: answered with itself, in the body.
@@ -304,7 +304,7 @@ describe('refresh-token rotation and the overlap window', () => {
         responses.map((response) => response.status),
         Array.from({ length: 8 }, () => 200),
       );
-      const cookies = new Set(responses.map((response) => readCookie(response, 'refreshToken')));
+      const cookies = new Set(responses.map((response) => readCookie(response, '__Secure-refreshToken')));
       assert.equal(cookies.size, 1);
       const [live] = cookies;
       assert.notEqual(live, session.refreshToken);
@@ -317,7 +317,7 @@ describe('refresh-token rotation and the overlap window', () => {
       assert.deepEqual(responses.map((response) => response.status).sort(), [200, 401, 401, 401, 401, 401, 401, 401]);
       assert.deepEqual(await family(session), { generation: 1, revoked_reason: 'reuse' });
       const winner = responses.find((response) => response.status === 200) as Response;
-      assert.equal((await refreshWithCookie(server, readCookie(winner, 'refreshToken') ?? '')).status, 401);
+      assert.equal((await refreshWithCookie(server, readCookie(winner, '__Secure-refreshToken') ?? '')).status, 401);
     }
 
     /** A second instance over the same database: its own connection pool on PostgreSQL. */

@@ -45,10 +45,10 @@ describe('POST /auth/refresh', () => {
     assert.notEqual(accessToken, session.accessToken);
     assert.equal(decodeJwt(accessToken).sub, 'ada');
     assert.equal(decodeJwt(accessToken)['sid'], decodeJwt(session.accessToken)['sid']);
-    const rotated = readCookie(response, 'refreshToken');
+    const rotated = readCookie(response, '__Secure-refreshToken');
     assert.match(rotated ?? '', /^[A-Za-z0-9_-]{70}$/);
     assert.notEqual(rotated, session.refreshToken);
-    const attributes = (setCookieHeader(response, 'refreshToken') ?? '').split('; ').slice(1).sort();
+    const attributes = (setCookieHeader(response, '__Secure-refreshToken') ?? '').split('; ').slice(1).sort();
     assert.deepEqual(
       attributes.filter((attribute) => !attribute.startsWith('Max-Age=')),
       ['HttpOnly', 'Path=/auth/refresh', 'SameSite=Strict', 'Secure'],
@@ -61,7 +61,7 @@ describe('POST /auth/refresh', () => {
     for (let step = 0; step < 5; step++) {
       const response = await refreshWithCookie(server, refreshToken);
       assert.equal(response.status, 200, `step ${step}`);
-      refreshToken = readCookie(response, 'refreshToken') ?? '';
+      refreshToken = readCookie(response, '__Secure-refreshToken') ?? '';
     }
   });
 
@@ -75,7 +75,7 @@ describe('POST /auth/refresh', () => {
     assert.deepEqual(Object.keys(body).sort(), ['accessToken', 'refreshToken']);
     assert.match(body.refreshToken, /^[A-Za-z0-9_-]{70}$/);
     assert.notEqual(body.refreshToken, session.refreshToken);
-    assert.equal(setCookieHeader(response, 'refreshToken'), null);
+    assert.equal(setCookieHeader(response, '__Secure-refreshToken'), null);
     assert.equal((await post(server, '/auth/refresh', { refreshToken: body.refreshToken })).status, 200);
   });
 
@@ -85,7 +85,7 @@ describe('POST /auth/refresh', () => {
 
     const response = await fetch(`${server.url}/auth/refresh`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Cookie: `refreshToken=${first.refreshToken}` },
+      headers: { 'Content-Type': 'application/json', Cookie: `__Secure-refreshToken=${first.refreshToken}` },
       body: JSON.stringify({ refreshToken: second.refreshToken }),
     });
 
@@ -97,7 +97,7 @@ describe('POST /auth/refresh', () => {
     const session = await login(server);
     const response = await fetch(`${server.url}/auth/refresh`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Cookie: `refreshToken=${session.refreshToken}` },
+      headers: { 'Content-Type': 'application/json', Cookie: `__Secure-refreshToken=${session.refreshToken}` },
     });
     assert.equal(response.status, 200);
   });
@@ -111,7 +111,7 @@ describe('POST /auth/refresh', () => {
       const response = await refreshWithCookie(clocked, session.refreshToken);
 
       assert.equal(response.status, 200);
-      const maxAge = Number(/Max-Age=(\d+)/.exec(setCookieHeader(response, 'refreshToken') ?? '')?.[1]);
+      const maxAge = Number(/Max-Age=(\d+)/.exec(setCookieHeader(response, '__Secure-refreshToken') ?? '')?.[1]);
       assert.ok(maxAge > DAY_MS / 1000 - 60 && maxAge <= DAY_MS / 1000, `Max-Age=${maxAge}`);
     } finally {
       await clocked.close();
@@ -128,7 +128,10 @@ describe('POST /auth/refresh', () => {
 
       assert.equal(response.status, 401);
       assert.equal((await readError(response)).code, 'InvalidRefreshToken');
-      assert.match(setCookieHeader(response, 'refreshToken') ?? '', /^refreshToken=; Max-Age=0; Path=\/auth\/refresh;/);
+      assert.match(
+        setCookieHeader(response, '__Secure-refreshToken') ?? '',
+        /^__Secure-refreshToken=; Max-Age=0; Path=\/auth\/refresh;/,
+      );
     } finally {
       await clocked.close();
     }
@@ -144,11 +147,11 @@ describe('POST /auth/refresh', () => {
     it(`refuses ${name} with 401 InvalidRefreshToken and clears the cookie`, async () => {
       const response = await fetch(`${server.url}/auth/refresh`, {
         method: 'POST',
-        headers: { Cookie: `refreshToken=${encodeURIComponent(cookie)}` },
+        headers: { Cookie: `__Secure-refreshToken=${encodeURIComponent(cookie)}` },
       });
       assert.equal(response.status, 401);
       assert.equal((await readError(response)).code, 'InvalidRefreshToken');
-      assert.equal(readCookie(response, 'refreshToken'), '');
+      assert.equal(readCookie(response, '__Secure-refreshToken'), '');
     });
   }
 
@@ -200,8 +203,8 @@ describe('POST /auth/logout', () => {
     assert.equal(response.status, 204);
     assert.equal(await response.text(), '');
     assert.match(
-      setCookieHeader(response, 'refreshToken') ?? '',
-      /^refreshToken=; Max-Age=0; Path=\/auth\/refresh; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=Strict$/,
+      setCookieHeader(response, '__Secure-refreshToken') ?? '',
+      /^__Secure-refreshToken=; Max-Age=0; Path=\/auth\/refresh; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=Strict$/,
     );
     assert.equal((await refreshWithCookie(server, session.refreshToken)).status, 401);
   });
@@ -222,7 +225,7 @@ describe('POST /auth/logout', () => {
 
   it('revokes the family of a { refreshToken } body (the body flow), a rotated one included', async () => {
     const session = await login(server);
-    const rotated = readCookie(await refreshWithCookie(server, session.refreshToken), 'refreshToken') ?? '';
+    const rotated = readCookie(await refreshWithCookie(server, session.refreshToken), '__Secure-refreshToken') ?? '';
 
     const response = await post(server, '/auth/logout', { refreshToken: rotated });
 
@@ -234,7 +237,7 @@ describe('POST /auth/logout', () => {
     const session = await login(server);
     await fetch(`${server.url}/auth/logout`, {
       method: 'POST',
-      headers: { Cookie: `refreshToken=${session.refreshToken}` },
+      headers: { Cookie: `__Secure-refreshToken=${session.refreshToken}` },
     });
     assert.equal((await refreshWithCookie(server, session.refreshToken)).status, 401);
   });

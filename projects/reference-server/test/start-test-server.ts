@@ -192,7 +192,7 @@ export async function login(server: TestServer, username = 'ada', password = 'lo
   const response = await post(server, '/auth/login', { username, password });
   if (response.status !== 200) throw new Error(`login failed: ${response.status} ${await response.text()}`);
   const { accessToken } = (await response.json()) as { accessToken: string };
-  const refreshToken = readCookie(response, 'refreshToken');
+  const refreshToken = readCookie(response, '__Secure-refreshToken');
   if (!refreshToken) throw new Error('login set no refresh cookie');
   return { accessToken, refreshToken };
 }
@@ -213,7 +213,10 @@ export function post(
 
 /** `POST /auth/refresh` with the refresh token as the browser sends it: in the Cookie header. */
 export function refreshWithCookie(server: TestServer, refreshToken: string): Promise<Response> {
-  return fetch(`${server.url}/auth/refresh`, { method: 'POST', headers: { Cookie: `refreshToken=${refreshToken}` } });
+  return fetch(`${server.url}/auth/refresh`, {
+    method: 'POST',
+    headers: { Cookie: `__Secure-refreshToken=${refreshToken}` },
+  });
 }
 
 /** A request with `Authorization: Bearer <token>` and, for writes, a JSON body. */
