@@ -96,7 +96,9 @@ const ERROR_DESCRIPTIONS: Readonly<Record<number, string>> = {
   413: 'The body is larger than BODY_LIMIT_BYTES (`PayloadTooLarge`).',
   414: 'The URL is too long (`UriTooLong`).',
   415: 'The body is not of the media type this operation reads (`UnsupportedMediaType`).',
-  429: 'Too many attempts, or open connections, from this address (`TooManyRequests`, with `Retry-After` for attempts).',
+  429:
+    'Too many attempts (from this address, for this session, or, at sign-in, for this account), or open ' +
+    'connections from this address (`TooManyRequests`, with `Retry-After` for attempts).',
   500: 'The server failed (`ServerError`); the body says nothing about why.',
   503: 'The database did not answer in time (`ServiceUnavailable`, with `Retry-After`); try again.',
 };

@@ -8,9 +8,16 @@ import { HttpError } from './http-error.js';
 import { verifyPassword } from './password-hash.js';
 import type { ServerConfig } from './read-config.js';
 import { checkRequestOrigin } from './check-request-origin.js';
+import {
+  type LoginDevices,
+  type TrustedDevice,
+  accountAttemptKey,
+  readLoginDeviceCookies,
+  setLoginDeviceCookie,
+} from './login-devices.js';
 import { clearRefreshCookie, readRefreshCookies, setRefreshCookie } from './refresh-cookie.js';
 import { type RefreshTokens, createFamilyId } from './refresh-tokens.js';
-import type { Repository } from './repository.js';
+import type { LoginDelayPolicy, Repository } from './repository.js';
 
 /** What the auth routes need. */
 export interface AuthRoutesOptions {
@@ -18,6 +25,8 @@ export interface AuthRoutesOptions {
   readonly repository: Repository;
   readonly accessTokens: AccessTokens;
   readonly refreshTokens: RefreshTokens;
+  /** The trusted devices' tokens (device cookies). */
+  readonly loginDevices: LoginDevices;
   /** The clock, in milliseconds. */
   readonly now: () => number;
   /** A hash of a random password, verified against when the account is unknown (equal timing). */
@@ -62,7 +71,11 @@ const LOGIN_SCHEMA = {
   description:
     'A new session: the access token in the body, the refresh token in the HttpOnly cookie ' +
     '`__Secure-refreshToken` (`refreshToken` when COOKIE_SECURE=false) ' +
-    '(and in the body too when REFRESH_TOKEN_IN_BODY=true). Rate-limited per client address.',
+    '(and in the body too when REFRESH_TOKEN_IN_BODY=true), and the HttpOnly device cookie ' +
+    '`__Secure-loginDevice` (`loginDevice`), which makes this browser a trusted device of the account. ' +
+    'Rate-limited per client address (not for a trusted device of the account named) and, with growing ' +
+    'delays, per account (per trusted device for one): an attempt inside the delay is answered 429 ' +
+    'without checking the password.',
   security: [],
   body: LOGIN_BODY_SCHEMA,
   response: {
@@ -133,25 +146,66 @@ const CLEANUP_INTERVAL_MS = 60_000;
  * cookies in one request (cookie tossing from a sibling subdomain) are sorted out by
  * {@link pickRefreshCookie}.
  *
- * Each is rate-limited per client address (429 `TooManyRequests` with `Retry-After`), with its own
- * limit from the configuration.
+ * Each is rate-limited (429 `TooManyRequests` with `Retry-After`), with its own limit from the
+ * configuration, counted in the database so that every instance sees the same counts: login per
+ * client address (a trusted device of the account named is exempt) and per account with growing
+ * delays (see {@link LoginDevices}); refresh per session for a genuine token, else per address;
+ * logout per address.
  */
 export async function registerAuthRoutes(app: FastifyInstance, options: AuthRoutesOptions): Promise<void> {
-  const { config, repository, accessTokens, refreshTokens, now, dummyPasswordHash } = options;
+  const { config, repository, accessTokens, refreshTokens, loginDevices, now, dummyPasswordHash } = options;
   const cookie = { secure: config.cookieSecure };
   const sameOriginOnly = checkRequestOrigin(config.corsOrigins);
+  const loginDelays: LoginDelayPolicy = {
+    freeAttempts: config.loginAccountFreeAttempts,
+    maxDelaySeconds: config.loginAccountMaxDelaySeconds,
+    forgetAfterSeconds: config.loginAccountForgetSeconds,
+  };
   let lastCleanup = 0;
+  /** A device cookie of the request issued for the account the login names, or `null`. */
+  const trustedDevice = (request: FastifyRequest): TrustedDevice | null => {
+    const { username } = request.body as { username: string };
+    return loginDevices.trusted(readLoginDeviceCookies(request, cookie), username);
+  };
 
   app.post(
     '/auth/login',
     {
       schema: LOGIN_SCHEMA,
       config: {
-        rateLimit: { max: config.loginRateLimitMax, timeWindow: config.loginRateLimitWindowSeconds * 1000 },
+        rateLimit: {
+          max: config.loginRateLimitMax,
+          timeWindow: config.loginRateLimitWindowSeconds * 1000,
+          // After the body is read: a trusted device of the account named skips the per-address limit
+          // (a shared office's or mobile carrier's address cannot lock its people out); it has its
+          // own delays instead.
+          hook: 'preHandler',
+          allowList: (request) => trustedDevice(request) !== null,
+        },
       },
     },
     async (request, reply) => {
       const { username, password } = request.body as { username: string; password: string };
+      const nowMs = now();
+      if (nowMs - lastCleanup > CLEANUP_INTERVAL_MS) {
+        lastCleanup = nowMs;
+        await repository.deleteExpiredRefreshFamilies(new Date(nowMs));
+        await repository.deleteExpiredLimits(new Date(nowMs), new Date(nowMs - loginDelays.forgetAfterSeconds * 1000));
+      }
+      // Taken before the password is checked: an attempt inside the delay gets no answer about the
+      // password at all, and concurrent attempts cannot share one free slot.
+      const device = trustedDevice(request);
+      const attemptKey = device?.attemptKey ?? accountAttemptKey(username);
+      const reservation = await repository.reserveLoginAttempt(attemptKey, new Date(nowMs), loginDelays);
+      if (!reservation.allowed) {
+        const seconds = Math.max(1, Math.ceil((reservation.retryAt.getTime() - nowMs) / 1000));
+        throw new HttpError(
+          429,
+          'TooManyRequests',
+          `Too many failed sign-ins for this account; try again in ${seconds} s.`,
+          { headers: { 'Retry-After': String(seconds) } },
+        );
+      }
       // A name PostgreSQL could not even compare (NUL, lone surrogates) belongs to no account, but
       // still costs the same scrypt work as any other attempt.
       const account = isStorableText(username) ? await repository.findAccount(username) : null;
@@ -159,11 +213,7 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
       if (!account || !matches) {
         throw new HttpError(401, 'InvalidCredentials', 'The username or the password is wrong.');
       }
-      const nowMs = now();
-      if (nowMs - lastCleanup > CLEANUP_INTERVAL_MS) {
-        lastCleanup = nowMs;
-        await repository.deleteExpiredRefreshFamilies(new Date(nowMs));
-      }
+      await repository.clearLoginAttempts(attemptKey);
       const familyId = createFamilyId();
       await repository.createRefreshFamily({
         familyId,
@@ -174,6 +224,8 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
       const refreshToken = refreshTokens.derive({ familyId, generation: 0 });
       const accessToken = accessTokens.issue({ username: account.username, role: account.role, familyId });
       setRefreshCookie(reply, refreshToken, { ...cookie, maxAgeSeconds: config.refreshTokenTtlSeconds });
+      // A trusted device keeps its id (its delays stay its own); any other client becomes one.
+      setLoginDeviceCookie(reply, device?.token ?? loginDevices.issue(account.username), cookie);
       return config.refreshTokenInBody ? { accessToken, refreshToken } : { accessToken };
     },
   );
@@ -184,7 +236,19 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
       schema: REFRESH_SCHEMA,
       onRequest: sameOriginOnly,
       config: {
-        rateLimit: { max: config.refreshRateLimitMax, timeWindow: config.refreshRateLimitWindowSeconds * 1000 },
+        rateLimit: {
+          max: config.refreshRateLimitMax,
+          timeWindow: config.refreshRateLimitWindowSeconds * 1000,
+          // After the body is read: a genuine token counts for its session, so neither another client
+          // behind the same address nor a storm of forged or stale tokens can use up a session's
+          // refreshes; anything else counts for the address.
+          hook: 'preHandler',
+          keyGenerator: (request) => {
+            const tokens = [readBodyToken(request), ...readRefreshCookies(request, cookie)];
+            const genuine = tokens.map((token) => refreshTokens.parse(token)).find((reference) => reference !== null);
+            return genuine ? `session:${genuine.familyId}` : request.ip;
+          },
+        },
       },
     },
     async (request, reply) => {

@@ -8,11 +8,13 @@ import fastifyRateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify';
 
 import { createAccessTokens } from './access-tokens.js';
+import { createRateLimitStore } from './create-rate-limit-store.js';
 import { registerAuthRoutes } from './auth-routes.js';
 import { capConnectionsPerAddress } from './cap-connections-per-address.js';
 import { handleClientError, handleFrameworkError, registerErrorHandling } from './error-handling.js';
 import { HttpError } from './http-error.js';
 import { registerLabRoutes } from './lab-routes.js';
+import { createLoginDevices } from './login-devices.js';
 import { hashPassword } from './password-hash.js';
 import type { ServerConfig } from './read-config.js';
 import { refreshCookieName } from './refresh-cookie.js';
@@ -121,6 +123,8 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
   await app.register(fastifyCookie);
   await app.register(fastifyRateLimit, {
     global: false,
+    // In the database, so instances behind a load balancer count together.
+    store: createRateLimitStore(repository, now),
     errorResponseBuilder: (_request, context) =>
       new HttpError(429, 'TooManyRequests', `Too many attempts; try again in ${context.after}.`),
   });
@@ -149,7 +153,16 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
   const dummyPasswordHash = await hashPassword(crypto.randomUUID());
   // Derived from the same secret (through HKDF), so instances sharing JWT_SECRET accept each other's.
   const refreshTokens = createRefreshTokens(config.jwtSecret);
-  await registerAuthRoutes(app, { config, repository, accessTokens, refreshTokens, now, dummyPasswordHash });
+  const loginDevices = createLoginDevices(config.jwtSecret);
+  await registerAuthRoutes(app, {
+    config,
+    repository,
+    accessTokens,
+    refreshTokens,
+    loginDevices,
+    now,
+    dummyPasswordHash,
+  });
   await registerUsersRoutes(app, { repository, accessTokens, apiVendor: config.apiVendor });
   return app;
 }

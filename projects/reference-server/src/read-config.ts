@@ -37,7 +37,16 @@ export interface ServerConfig {
   readonly loginRateLimitMax: number;
   /** The login rate limit's window, in seconds. */
   readonly loginRateLimitWindowSeconds: number;
-  /** Refresh attempts allowed per client address and window. */
+  /**
+   * Sign-in attempts per account (or per trusted device) answered without delay; from the next on,
+   * each waits twice as long as the last.
+   */
+  readonly loginAccountFreeAttempts: number;
+  /** The longest wait between two sign-in attempts for one account, in seconds. */
+  readonly loginAccountMaxDelaySeconds: number;
+  /** How long after its last attempt an account's attempts are forgotten, in seconds. */
+  readonly loginAccountForgetSeconds: number;
+  /** Refresh attempts allowed per session (per client address without a genuine token) and window. */
   readonly refreshRateLimitMax: number;
   /** The refresh rate limit's window, in seconds. */
   readonly refreshRateLimitWindowSeconds: number;
@@ -131,6 +140,12 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): S
       'must not be false when NODE_ENV=production (the refresh cookie would travel over plain HTTP)',
     );
   }
+  const loginAccountMaxDelaySeconds = integer(env, 'LOGIN_ACCOUNT_MAX_DELAY_SECONDS', 900, 1, 24 * 60 * 60);
+  const loginAccountForgetSeconds = integer(env, 'LOGIN_ACCOUNT_FORGET_SECONDS', 24 * 60 * 60, 60, 30 * 24 * 60 * 60);
+  // Forgetting the attempts of an account that is still waiting would end its delay early.
+  if (loginAccountForgetSeconds < loginAccountMaxDelaySeconds) {
+    fail('LOGIN_ACCOUNT_FORGET_SECONDS', 'must not be shorter than LOGIN_ACCOUNT_MAX_DELAY_SECONDS');
+  }
   const certFile = text(env, 'TLS_CERT_FILE');
   const keyFile = text(env, 'TLS_KEY_FILE');
   if ((certFile === null) !== (keyFile === null)) fail('TLS_CERT_FILE', 'and TLS_KEY_FILE must be set together');
@@ -152,6 +167,12 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): S
     refreshTokenInBody: boolean(env, 'REFRESH_TOKEN_IN_BODY', false),
     loginRateLimitMax: integer(env, 'LOGIN_RATE_LIMIT_MAX', 10, 1, 1_000_000),
     loginRateLimitWindowSeconds: integer(env, 'LOGIN_RATE_LIMIT_WINDOW_SECONDS', 60, 1, 24 * 60 * 60),
+    // Five tries cover typos; then 1 s, 2 s, 4 s, ... up to 15 minutes: about a hundred guesses a day
+    // for an attacker, while a person who signed in from this browser before is not delayed at all
+    // (trusted devices, login-devices.ts).
+    loginAccountFreeAttempts: integer(env, 'LOGIN_ACCOUNT_FREE_ATTEMPTS', 5, 1, 1_000_000),
+    loginAccountMaxDelaySeconds,
+    loginAccountForgetSeconds,
     // A tab refreshes once per access-token lifetime; several tabs, a retry and a lost answer stay
     // far below one a second. Logout is rarer still.
     refreshRateLimitMax: integer(env, 'REFRESH_RATE_LIMIT_MAX', 60, 1, 1_000_000),

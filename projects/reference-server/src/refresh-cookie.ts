@@ -1,13 +1,15 @@
 import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
+import { readCookieValues } from './read-cookie-values.js';
+
 /**
  * The cookie's name over HTTPS (`Secure`): the `__Secure-` prefix, which browsers accept only from a
  * secure origin and with `Secure`, so no plain-HTTP page (a sibling subdomain over HTTP, or a network
  * attacker's injected answer) can set a cookie of this name. Not `__Host-`: that prefix demands
  * `Path=/`, which would send the refresh token with every API call (and into their logs); the
  * contract's `Path=/auth/refresh` keeps it on this one endpoint. A sibling subdomain over HTTPS can
- * still set a `__Secure-` cookie for the parent domain; {@link readRefreshCookie} handles that.
+ * still set a `__Secure-` cookie for the parent domain; {@link readRefreshCookies} handles that.
  */
 export const SECURE_REFRESH_COOKIE = '__Secure-refreshToken';
 /** The cookie's name with `COOKIE_SECURE=false` (local plain HTTP, where browsers refuse the prefix). */
@@ -29,31 +31,14 @@ export function refreshCookieName(secure: boolean): string {
 }
 
 /**
- * Every value of the refresh cookie in the request's `Cookie` header, in the order they came. The
- * cookie parser keeps only the first of several cookies of one name; a second one placed ahead of
- * the server's own (cookie tossing: a sibling subdomain sets one for the parent domain) would then
- * hide it. Reading them all lets the caller pick the genuine one, and know when there were several.
+ * Every value of the refresh cookie in the request, in the order they came (see
+ * {@link readCookieValues}: several mean cookie tossing, and the caller picks the genuine one).
  *
  * @example
  * readRefreshCookies(request, { secure: config.cookieSecure }); // ['eyJ...', ...]
  */
 export function readRefreshCookies(request: FastifyRequest, options: { readonly secure: boolean }): string[] {
-  const name = refreshCookieName(options.secure);
-  const header = request.headers.cookie;
-  if (header === undefined) return [];
-  const values: string[] = [];
-  for (const pair of header.split(';')) {
-    const equals = pair.indexOf('=');
-    if (equals < 0 || pair.slice(0, equals).trim() !== name) continue;
-    let value = pair.slice(equals + 1).trim();
-    if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
-    try {
-      values.push(value.includes('%') ? decodeURIComponent(value) : value);
-    } catch {
-      values.push(value);
-    }
-  }
-  return values;
+  return readCookieValues(request, refreshCookieName(options.secure));
 }
 
 /**

@@ -48,6 +48,30 @@ export type RotationResult =
   /** Unknown family, expired, revoked, or a generation the family never reached. */
   | { readonly outcome: 'invalid' };
 
+/** A rate-limit window after one more hit; see {@link Repository.countHit}. */
+export interface RateLimitWindow {
+  /** Hits in the window, this one included. */
+  readonly hits: number;
+  /** When the window ends and counting starts again. */
+  readonly endsAt: Date;
+}
+
+/** The growing delays of sign-in attempts; see {@link Repository.reserveLoginAttempt}. */
+export interface LoginDelayPolicy {
+  /** Attempts answered without any delay; from the next on, each waits twice as long as the last. */
+  readonly freeAttempts: number;
+  /** The longest wait between two attempts, in seconds. */
+  readonly maxDelaySeconds: number;
+  /** Attempts older than this are forgotten, in seconds since the last one. */
+  readonly forgetAfterSeconds: number;
+}
+
+/** Whether a sign-in attempt may check the password now; see {@link Repository.reserveLoginAttempt}. */
+export type LoginAttemptReservation =
+  | { readonly allowed: true }
+  /** Too soon after the last attempt: no password is checked until `retryAt`. */
+  | { readonly allowed: false; readonly retryAt: Date };
+
 /** Thrown by user writes when another user has the e-mail address (the same `emailKey`: ignoring case and Unicode forms). */
 export class EmailTakenError extends Error {
   constructor() {
@@ -90,6 +114,23 @@ export interface Repository {
   revokeRefreshFamily(familyId: string, now: Date): Promise<void>;
   /** Deletes the families that ended before `now`. */
   deleteExpiredRefreshFamilies(now: Date): Promise<number>;
+
+  /**
+   * Counts one hit of `key` in its fixed window of `windowMs` (a new window when the last one ended),
+   * atomically: every instance sharing the database counts into the same window.
+   */
+  countHit(key: string, now: Date, windowMs: number): Promise<RateLimitWindow>;
+  /**
+   * Takes one sign-in attempt for `key` (an account, or a trusted device), before its password is
+   * checked, so that concurrent attempts (from any instance) cannot all slip through one free slot:
+   * refused while the delay the previous attempt set runs; otherwise counted, and the next attempt
+   * delayed by `policy`. {@link clearLoginAttempts} undoes it when the password was right.
+   */
+  reserveLoginAttempt(key: string, now: Date, policy: LoginDelayPolicy): Promise<LoginAttemptReservation>;
+  /** Forgets `key`'s attempts (a successful sign-in). */
+  clearLoginAttempts(key: string): Promise<void>;
+  /** Deletes rate-limit windows that ended and sign-in attempts forgotten by `attemptsForgottenBefore`. */
+  deleteExpiredLimits(now: Date, attemptsForgottenBefore: Date): Promise<void>;
 
   /** Users `offset` to `offset + limit` in id order (the list's stable order); all without `limit`. */
   listUsers(page?: { readonly offset: number; readonly limit: number }): Promise<User[]>;

@@ -14,6 +14,8 @@ import { type SqlEngine, sqlState } from './sql-engine.js';
 
 /** SQLSTATE of a unique violation: here, only `users_email_key_unique`. */
 const UNIQUE_VIOLATION = '23505';
+/** PostgreSQL's largest `integer`: counters stop there instead of overflowing. */
+const MAX_INTEGER = 2_147_483_647;
 /** Advisory lock of the demo seed, so concurrent first starts seed once. */
 const SEED_LOCK = 7_261_545;
 
@@ -154,6 +156,63 @@ export function createSqlRepository(engine: SqlEngine): Repository {
     async deleteExpiredRefreshFamilies(now) {
       const rows = await engine.query('DELETE FROM refresh_token_families WHERE expires_at <= $1 RETURNING id', [now]);
       return rows.length;
+    },
+
+    async countHit(key, now, windowMs) {
+      // One statement, so instances counting the same key at once serialise on its row.
+      const rows = await engine.query<{ hits: number; ends_at: Date }>(
+        `INSERT INTO rate_limit_windows AS w (key, hits, ends_at) VALUES ($1, 1, $3)
+         ON CONFLICT (key) DO UPDATE SET
+           hits = CASE WHEN w.ends_at <= $2 THEN 1 ELSE LEAST(w.hits + 1, ${MAX_INTEGER}) END,
+           ends_at = CASE WHEN w.ends_at <= $2 THEN EXCLUDED.ends_at ELSE w.ends_at END
+         RETURNING hits, ends_at`,
+        [key, now, new Date(now.getTime() + windowMs)],
+      );
+      const row = rows[0] as { hits: number; ends_at: Date };
+      return { hits: Number(row.hits), endsAt: new Date(row.ends_at) };
+    },
+
+    async reserveLoginAttempt(key, now, { freeAttempts, maxDelaySeconds, forgetAfterSeconds }) {
+      // The attempt's number: 1 after a day of quiet, else one more than the last. The first
+      // `freeAttempts` follow each other at once; after the n-th (n ≥ freeAttempts) the next waits
+      // 2^(n - freeAttempts) s, up to the cap. The WHERE refuses an attempt inside the delay without
+      // counting it, so waiting out the delay is all a client can do, and a blocked attempt never
+      // lengthens it: the delay grows with the guesses actually checked, not with the requests.
+      const attempt = `CASE WHEN a.last_attempt_at <= $3 THEN 1 ELSE LEAST(a.attempts + 1, ${MAX_INTEGER}) END`;
+      const delay = (n: string) =>
+        `make_interval(secs => CASE WHEN ${n} < $4::integer THEN 0
+           ELSE LEAST($5::double precision, power(2, LEAST(${n} - $4::integer, 40))) END)`;
+      const rows = await engine.query<{ attempts: number }>(
+        `INSERT INTO login_attempts AS a (key, attempts, blocked_until, last_attempt_at)
+         VALUES ($1, 1, $2::timestamptz + ${delay('1')}, $2)
+         ON CONFLICT (key) DO UPDATE SET
+           attempts = ${attempt},
+           blocked_until = $2::timestamptz + ${delay(attempt)},
+           last_attempt_at = $2
+         WHERE a.blocked_until <= $2
+         RETURNING attempts`,
+        [key, now, new Date(now.getTime() - forgetAfterSeconds * 1000), freeAttempts, maxDelaySeconds],
+      );
+      if (rows.length > 0) return { allowed: true };
+      const blocked = await engine.query<{ blocked_until: Date }>(
+        'SELECT blocked_until FROM login_attempts WHERE key = $1',
+        [key],
+      );
+      // Gone meanwhile (a success cleared it): the client may come straight back.
+      const retryAt = blocked[0] ? new Date(blocked[0].blocked_until) : now;
+      return { allowed: false, retryAt };
+    },
+
+    async clearLoginAttempts(key) {
+      await engine.query('DELETE FROM login_attempts WHERE key = $1', [key]);
+    },
+
+    async deleteExpiredLimits(now, attemptsForgottenBefore) {
+      await engine.query('DELETE FROM rate_limit_windows WHERE ends_at <= $1', [now]);
+      await engine.query('DELETE FROM login_attempts WHERE last_attempt_at <= $1 AND blocked_until <= $2', [
+        attemptsForgottenBefore,
+        now,
+      ]);
     },
 
     async listUsers(page) {

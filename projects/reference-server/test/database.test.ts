@@ -23,6 +23,7 @@ describe('database', () => {
         '002_refresh_generation.sql',
         '003_email_key.sql',
         '003_email_key_rekey',
+        '004_rate_limits.sql',
       ]);
       assert.deepEqual(await migrate(engine), []);
       const applied = await engine.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name');
@@ -31,6 +32,7 @@ describe('database', () => {
         { name: '002_refresh_generation.sql' },
         { name: '003_email_key.sql' },
         { name: '003_email_key_rekey' },
+        { name: '004_rate_limits.sql' },
       ]);
     } finally {
       await close();
@@ -135,6 +137,7 @@ describe('database', () => {
         '002_refresh_generation.sql',
         '003_email_key.sql',
         '003_email_key_rekey',
+        '004_rate_limits.sql',
       ]);
 
       const families = await engine.query('SELECT id, generation, rotated_at FROM refresh_token_families');
@@ -178,6 +181,7 @@ describe('database', () => {
       assert.deepEqual(await migrate(engine, { warn: (message) => warnings.push(message) }), [
         '003_email_key.sql',
         '003_email_key_rekey',
+        '004_rate_limits.sql',
       ]);
 
       // Every key is the server's own (SQL's lower() knows no ß, no final sigma, nor É under a C collation), and

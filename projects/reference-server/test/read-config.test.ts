@@ -23,6 +23,9 @@ describe('readConfig', () => {
         refreshTokenInBody: false,
         loginRateLimitMax: 10,
         loginRateLimitWindowSeconds: 60,
+        loginAccountFreeAttempts: 5,
+        loginAccountMaxDelaySeconds: 900,
+        loginAccountForgetSeconds: 86400,
         refreshRateLimitMax: 60,
         refreshRateLimitWindowSeconds: 60,
         logoutRateLimitMax: 30,
@@ -64,6 +67,9 @@ describe('readConfig', () => {
       REFRESH_TOKEN_IN_BODY: 'yes',
       LOGIN_RATE_LIMIT_MAX: '5',
       LOGIN_RATE_LIMIT_WINDOW_SECONDS: '300',
+      LOGIN_ACCOUNT_FREE_ATTEMPTS: '4',
+      LOGIN_ACCOUNT_MAX_DELAY_SECONDS: '120',
+      LOGIN_ACCOUNT_FORGET_SECONDS: '3600',
       REFRESH_RATE_LIMIT_MAX: '7',
       REFRESH_RATE_LIMIT_WINDOW_SECONDS: '70',
       LOGOUT_RATE_LIMIT_MAX: '8',
@@ -103,6 +109,9 @@ describe('readConfig', () => {
         refreshTokenInBody: true,
         loginRateLimitMax: 5,
         loginRateLimitWindowSeconds: 300,
+        loginAccountFreeAttempts: 4,
+        loginAccountMaxDelaySeconds: 120,
+        loginAccountForgetSeconds: 3600,
         refreshRateLimitMax: 7,
         refreshRateLimitWindowSeconds: 70,
         logoutRateLimitMax: 8,
@@ -155,6 +164,13 @@ describe('readConfig', () => {
     ['REQUEST_TIMEOUT_MS', '10', /REQUEST_TIMEOUT_MS must be a whole number from 50/],
     ['HTTPS_ONLY', 'sometimes', /HTTPS_ONLY must be true or false/],
     ['API_DOCS', 'maybe', /API_DOCS must be true or false/],
+    ['LOGIN_ACCOUNT_FREE_ATTEMPTS', '0', /LOGIN_ACCOUNT_FREE_ATTEMPTS must be a whole number from 1/],
+    ['LOGIN_ACCOUNT_MAX_DELAY_SECONDS', '0', /LOGIN_ACCOUNT_MAX_DELAY_SECONDS must be a whole number from 1/],
+    [
+      'LOGIN_ACCOUNT_FORGET_SECONDS',
+      '600',
+      /LOGIN_ACCOUNT_FORGET_SECONDS must not be shorter than LOGIN_ACCOUNT_MAX_DELAY_SECONDS/,
+    ],
   ] as const) {
     it(`refuses ${name}=${value} with a message naming it`, () => {
       assert.throws(() => readConfig({ [name]: value }), message);

@@ -139,8 +139,8 @@ export async function createBareEngine(): Promise<{ engine: SqlEngine; close(): 
 }
 
 /**
- * Starts a server on 127.0.0.1:0 with the test configuration (quiet, a fixed key, rate limits high
- * enough for a suite) plus `env`, over `database` or a fresh one.
+ * Starts a server on 127.0.0.1:0 with the test configuration (quiet, a fixed key, rate limits and
+ * sign-in delays high enough for a suite) plus `env`, over `database` or a fresh one.
  */
 export async function startTestServer(
   options: {
@@ -148,6 +148,8 @@ export async function startTestServer(
     readonly database?: TestDatabase;
     /** Wraps the repository, e.g. to make it fail. */
     readonly wrapRepository?: (repository: Repository) => Repository;
+    /** The clock `advanceClock` moves forward from; default `Date.now`. Several servers may share one. */
+    readonly now?: () => number;
   } = {},
 ): Promise<TestServer> {
   const database = options.database ?? (await createTestDatabase());
@@ -157,13 +159,16 @@ export async function startTestServer(
     LOGIN_RATE_LIMIT_MAX: '10000',
     REFRESH_RATE_LIMIT_MAX: '10000',
     LOGOUT_RATE_LIMIT_MAX: '10000',
+    // Suites share accounts and sign in with wrong passwords on purpose; the delays have their own suite.
+    LOGIN_ACCOUNT_FREE_ATTEMPTS: '10000',
     ...options.env,
     PORT: '0',
     HOST: '127.0.0.1',
   });
   let offset = 0;
   const repository = options.wrapRepository ? options.wrapRepository(database.repository) : database.repository;
-  const app = await buildServer({ config, repository, now: () => Date.now() + offset });
+  const clock = options.now ?? Date.now;
+  const app = await buildServer({ config, repository, now: () => clock() + offset });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   responseChecks.set(new URL(url).origin, createOpenApiResponseCheck(app.swagger()));
   return {
