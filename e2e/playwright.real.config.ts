@@ -73,7 +73,15 @@ export default defineConfig({
     launchOptions: chromiumLaunchOptions,
   },
   projects: [
-    { name: 'real', testMatch: ['real-server.spec.ts', 'real-server-tabs.spec.ts', 'real-server-lab.spec.ts'] },
+    {
+      name: 'real',
+      testMatch: [
+        'real-server.spec.ts',
+        'real-server-tabs.spec.ts',
+        'real-server-lab.spec.ts',
+        'real-server-sign-in-delays.spec.ts',
+      ],
+    },
     {
       name: 'real-proactive',
       testMatch: 'real-server-proactive.spec.ts',
