@@ -154,7 +154,7 @@ const CLEANUP_INTERVAL_MS = 60_000;
  */
 export async function registerAuthRoutes(app: FastifyInstance, options: AuthRoutesOptions): Promise<void> {
   const { config, repository, accessTokens, refreshTokens, loginDevices, now, dummyPasswordHash } = options;
-  const cookie = { secure: config.cookieSecure };
+  const cookie = { secure: config.cookieSecure, path: config.refreshCookiePath };
   const sameOriginOnly = checkRequestOrigin(config.corsOrigins);
   const loginDelays: LoginDelayPolicy = {
     freeAttempts: config.loginAccountFreeAttempts,

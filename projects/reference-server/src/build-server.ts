@@ -137,7 +137,7 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
   await registerOpenApi(app, {
     apiVendor: config.apiVendor,
     serve: config.apiDocs,
-    refreshCookieName: refreshCookieName(config.cookieSecure),
+    refreshCookieName: refreshCookieName({ secure: config.cookieSecure, path: config.refreshCookiePath }),
   });
 
   const issuedTokens = createAccessTokens({

@@ -31,6 +31,12 @@ export interface ServerConfig {
    * `NODE_ENV=production`.
    */
   readonly cookieSecure: boolean;
+  /**
+   * The refresh cookie's `Path`: `/auth/refresh` (the contract's; the cookie goes to the refresh
+   * endpoint only) or `/` (apps that render on the server: page requests carry it, so a render can
+   * refresh; the name is then `__Host-refreshToken`).
+   */
+  readonly refreshCookiePath: '/auth/refresh' | '/';
   /** Whether login also returns the refresh token in the JSON body (the body flow, for cookie-less clients). */
   readonly refreshTokenInBody: boolean;
   /** Login attempts allowed per client address and window. */
@@ -164,6 +170,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): S
     jwtSecretGenerated: secret === null,
     corsOrigins: origins(env, 'CORS_ORIGINS'),
     cookieSecure,
+    refreshCookiePath: oneOf(env, 'REFRESH_COOKIE_PATH', ['/auth/refresh', '/'] as const),
     refreshTokenInBody: boolean(env, 'REFRESH_TOKEN_IN_BODY', false),
     loginRateLimitMax: integer(env, 'LOGIN_RATE_LIMIT_MAX', 10, 1, 1_000_000),
     loginRateLimitWindowSeconds: integer(env, 'LOGIN_RATE_LIMIT_WINDOW_SECONDS', 60, 1, 24 * 60 * 60),
@@ -203,6 +210,17 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): S
 
 function fail(name: string, problem: string): never {
   throw new Error(`reference-server: ${name} ${problem}`);
+}
+
+/** One of `values` (the first when unset). */
+function oneOf<const T extends readonly [string, ...string[]]>(
+  env: Readonly<Record<string, string | undefined>>,
+  name: string,
+  values: T,
+): T[number] {
+  const value = text(env, name) ?? values[0];
+  if (!values.includes(value)) fail(name, `must be ${values.join(' or ')}, got "${value}"`);
+  return value;
 }
 
 /** A variable's value, or `null` when unset or blank. */

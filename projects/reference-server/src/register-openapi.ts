@@ -82,8 +82,9 @@ export async function registerOpenApi(
             in: 'cookie',
             name: options.refreshCookieName,
             description:
-              'The refresh token, HttpOnly, SameSite=Strict, Path=/auth/refresh, set by login and refresh; ' +
-              '`__Secure-refreshToken` when the cookie is Secure, `refreshToken` with COOKIE_SECURE=false.',
+              'The refresh token, HttpOnly, SameSite=Strict, set by login and refresh; Path=/auth/refresh and ' +
+              '`__Secure-refreshToken` by default, Path=/ and `__Host-refreshToken` with REFRESH_COOKIE_PATH=/ ' +
+              '(apps that render on the server), `refreshToken` with COOKIE_SECURE=false.',
           },
         },
       },
