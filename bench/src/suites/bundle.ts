@@ -68,7 +68,7 @@ interface Built {
  * The `ɵkind` of every feature (lib/refresh/token-refresh-feature.ts): strings only a `withX()` carries
  * in a production build. 'NoCrossTabSync' contains 'CrossTabSync', so a build without either passes.
  */
-const FEATURE_KINDS = ['CrossTabSync', 'NoCrossTabSync', 'ProactiveRefresh'];
+const FEATURE_KINDS = ['CrossTabSync', 'NoCrossTabSync', 'ProactiveRefresh', 'ServerSession'];
 
 /**
  * The builds that pass no feature, checked for every feature kind: the interceptor alone, and the

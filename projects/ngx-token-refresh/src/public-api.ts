@@ -19,6 +19,7 @@ export { withCrossTabSync, withNoCrossTabSync } from './lib/refresh/with-cross-t
 export type { CrossTabSyncOptions } from './lib/refresh/with-cross-tab-sync';
 export { withProactiveRefresh } from './lib/refresh/with-proactive-refresh';
 export type { ProactiveRefreshOptions } from './lib/refresh/with-proactive-refresh';
+export { withServerSession } from './lib/refresh/with-server-session';
 
 // JWT
 export { parseJwtClaims } from './lib/jwt/parse-jwt-claims';

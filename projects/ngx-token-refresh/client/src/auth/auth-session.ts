@@ -47,10 +47,18 @@ export class AuthSession {
     });
   }
 
-  /** Puts back the token of this tab after a reload (`tokenStorage: 'session'`). */
+  /**
+   * Puts back the token of this tab after a reload (`tokenStorage: 'session'`), or takes as this
+   * session's the token the interceptor already holds (handed over by a server render, `withServerSession`).
+   */
   restoreStored(): void {
+    const current = this.state.token();
+    if (current !== null) {
+      this.last = current;
+      return;
+    }
     const stored = this.storage()?.getItem(ACCESS_TOKEN_KEY);
-    if (isUsableToken(stored) && this.state.token() === null) {
+    if (isUsableToken(stored)) {
       this.last = stored;
       // This tab's own token: other tabs have theirs, possibly newer.
       this.state.setToken(stored, { restored: true });

@@ -8,6 +8,7 @@ import {
 
 import {
   type TokenRefreshFeature,
+  ɵRuntimeError as RuntimeError,
   ɵprovideTokenRefreshFrom as provideTokenRefreshFrom,
   ɵwarnRuntime as warnRuntime,
 } from 'ngx-token-refresh';
@@ -49,10 +50,23 @@ import { readAccessToken } from './read-access-token';
  * ```
  *
  * @throws in dev mode, when `refreshFlow: 'body'` comes without a `refreshTokenStore`, or an option has
- *   the wrong type.
+ *   the wrong type, or `withServerSession()` comes with `refreshFlow: 'body'`.
  */
 export function provideAuth(config: AuthConfig = {}, ...features: TokenRefreshFeature[]): EnvironmentProviders {
   const resolved = resolveAuthConfig(config);
+  // In the body flow a render would find no session, and silently. Dev mode only, like the other
+  // checks of the configuration, so that production builds carry no feature's name.
+  if (
+    typeof ngDevMode !== 'undefined' &&
+    ngDevMode &&
+    resolved.refreshFlow === 'body' &&
+    features.some((feature) => feature?.ɵkind === 'ServerSession')
+  ) {
+    throw new RuntimeError(
+      'InvalidOptions',
+      "provideAuth got withServerSession() with refreshFlow: 'body'; a server render only sees the request's cookies, never the refresh token the browser keeps in the body flow: use the cookie flow to render signed-in pages on the server",
+    );
+  }
   // The feature is the app's to pass, so that an app without it ships none of its code. In the body
   // flow the refresh token lives in the app's store, and only the app knows whether tabs share it.
   if (

@@ -26,9 +26,15 @@ export function formatRuntimeError(code: string, explanation: string | false | n
  * - `ShortRefreshTimeout`: `refreshTimeout` looks like seconds, not milliseconds.
  * - `CrossTabSyncNotChosen`: `provideAuth` in the cookie flow got neither `withCrossTabSync()` nor
  *   `withNoCrossTabSync()`.
+ * - `ServerSessionWithoutFetch`: `withServerSession()` in a server render whose `HttpClient` does not
+ *   use fetch (the XHR backend there can neither send cookies nor read `Set-Cookie`).
  */
 export type RuntimeWarningCode =
-  'UnmanagedOrigin' | 'TokenNotAttached' | 'ShortRefreshTimeout' | 'CrossTabSyncNotChosen';
+  | 'UnmanagedOrigin'
+  | 'TokenNotAttached'
+  | 'ShortRefreshTimeout'
+  | 'CrossTabSyncNotChosen'
+  | 'ServerSessionWithoutFetch';
 
 /**
  * Logs a warning in the format of the library's errors. Call it behind

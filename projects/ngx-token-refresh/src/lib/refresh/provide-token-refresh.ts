@@ -4,6 +4,7 @@ import { RuntimeError } from '../internal/runtime-error';
 import { REFRESH_COORDINATOR } from './refresh-coordinator';
 import { RefreshGate } from './refresh-gate';
 import { REFRESH_SCHEDULER } from './refresh-scheduler';
+import { RENDER_SESSION } from './render-session';
 import { resolveTokenRefreshOptions } from './resolve-token-refresh-options';
 import type { TokenRefreshFeature } from './token-refresh-feature';
 import type { TokenRefreshOptions } from './token-refresh-options';
@@ -84,6 +85,7 @@ export function provideTokenRefreshFrom(
         return new RefreshGate(resolved, {
           coordinator: inject(REFRESH_COORDINATOR, { self: true, optional: true }),
           scheduler: inject(REFRESH_SCHEDULER, { self: true, optional: true }),
+          session: inject(RENDER_SESSION, { self: true, optional: true }),
         });
       },
     },

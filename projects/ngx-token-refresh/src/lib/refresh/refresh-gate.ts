@@ -27,6 +27,7 @@ import { createTokenUrlPolicy, readBaseHref } from './create-token-url-policy';
 import { RefreshCall, type RefreshResult } from './refresh-call';
 import type { RefreshCoordinator, RefreshCoordinatorFactory } from './refresh-coordinator';
 import type { RefreshScheduler, RefreshSchedulerFactory } from './refresh-scheduler';
+import type { RenderSession, RenderSessionFactory } from './render-session';
 import type { ResolvedTokenRefreshOptions } from './resolve-token-refresh-options';
 import { SKIP_TOKEN_REFRESH } from './skip-token-refresh';
 import { TokenRefreshError } from './token-refresh-error';
@@ -86,6 +87,8 @@ export interface GateFeatures {
   readonly coordinator?: RefreshCoordinatorFactory | null;
   /** Refreshes ahead of expiry (`withProactiveRefresh`). */
   readonly scheduler?: RefreshSchedulerFactory | null;
+  /** Takes a server render's session from its request, and hands it to the browser (`withServerSession`). */
+  readonly session?: RenderSessionFactory | null;
 }
 
 /**
@@ -119,6 +122,8 @@ export class RefreshGate {
   readonly #coordinator: RefreshCoordinator | null;
   /** Refreshes ahead of expiry (`withProactiveRefresh`), or `null`. */
   readonly #scheduler: RefreshScheduler | null;
+  /** The session of a server render (`withServerSession`), or `null`. */
+  readonly #session: RenderSession | null;
   /** `disable()`: the interceptor lets every request and response by untouched. */
   #disabled = false;
 
@@ -152,16 +157,23 @@ export class RefreshGate {
         refresh: (ahead) => void (this.#inFlight || this.#disabled || this.#start(null, ahead)),
         emit: (event) => this.#emit(event),
       }) ?? null;
+    // Last: in the browser it may put the render's token in place at once.
+    this.#session =
+      features.session?.({
+        token: () => this.#current,
+        restore: (token) => this.setToken(token, false),
+        disable: () => this.#setDisabled(true),
+      }) ?? null;
   }
 
   intercept(request: HttpRequest<unknown>, next: HttpHandlerFn): Observable<HttpEvent<unknown>> {
     // has() first: get() would store the default in every request's context.
     const context = request.context;
-    if (
-      this.#disabled ||
-      this.#refreshCall.isSending ||
-      (context.has(SKIP_TOKEN_REFRESH) && context.get(SKIP_TOKEN_REFRESH))
-    ) {
+    if (this.#refreshCall.isSending) {
+      // The refresh request itself: during a server render, the render's session sends it.
+      return this.#session && this.#allows(request.url) ? this.#session.sendRefresh(request, next) : next(request);
+    }
+    if (this.#disabled || (context.has(SKIP_TOKEN_REFRESH) && context.get(SKIP_TOKEN_REFRESH))) {
       return next(request);
     }
     if (!this.#allows(request.url)) {

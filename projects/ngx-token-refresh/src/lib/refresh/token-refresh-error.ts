@@ -11,8 +11,10 @@ import { formatRuntimeError } from '../internal/runtime-error';
  * - `Destroyed`: the application was destroyed while the refresh was in flight.
  * - `Cancelled`: `setToken(null)` (a logout) ended the refresh; only callers of
  *   `TokenRefreshRef.refresh()` see it (failed requests get their own 401 back).
+ * - `NoSession`: with `withServerSession()`, a server render without a request (prerendering) was
+ *   asked to refresh; there is no session to refresh with, and nothing was sent.
  */
-export type TokenRefreshErrorCode = 'InvalidToken' | 'NoResponse' | 'Timeout' | 'Destroyed' | 'Cancelled';
+export type TokenRefreshErrorCode = 'InvalidToken' | 'NoResponse' | 'Timeout' | 'Destroyed' | 'Cancelled' | 'NoSession';
 
 /**
  * The error a refresh fails with when the refresh request itself did not fail but gave no usable
