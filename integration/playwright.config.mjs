@@ -2,13 +2,14 @@ import { defineConfig } from '@playwright/test';
 import { chromiumLaunchOptions } from '../e2e/chromium-launch-options.mjs';
 
 /**
- * The browser test of an integration app, run by run.mjs, which starts the app's server (APP_URL)
- * and the stub API (STUB_URL). Debian's Chromium, or the browser at CHROME_BIN; Playwright never
- * downloads one.
+ * The browser tests of an integration app, run by run.mjs, which starts the app's server (APP_URL)
+ * and the API behind it: the stub API (STUB_URL) for browser.spec.mjs, the reference server for
+ * browser-real.spec.mjs (BROWSER_SPEC names the one to run). Debian's Chromium, or the browser at
+ * CHROME_BIN; Playwright never downloads one.
  */
 export default defineConfig({
   testDir: '.',
-  testMatch: 'browser.spec.mjs',
+  testMatch: process.env['BROWSER_SPEC'] ?? 'browser.spec.mjs',
   outputDir: '.results',
   timeout: 60_000,
   expect: { timeout: 15_000 },

@@ -1,4 +1,4 @@
-/* global fetch, setTimeout */
+/* global Buffer, fetch, setTimeout */
 // Runs one integration app against the packed library, as users get it.
 //
 //   node integration/run.mjs <app> [--node=<runtime>] [--skip-install]
@@ -46,6 +46,12 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
 import { startStubApi } from './stub-api.mjs';
+
+/**
+ * The reference server's access-token lifetime in these runs: long enough for a render and its
+ * hydration, short enough that the browser test waits it out.
+ */
+const REAL_ACCESS_TOKEN_SECONDS = 4;
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -113,6 +119,26 @@ function check(condition, message, detail) {
     error.detail = detail;
     throw error;
   }
+}
+
+/** Polls `url` until anything answers; `alive` throws when the process behind it has died. */
+async function waitForAnswer(url, alive) {
+  for (let i = 0; ; i++) {
+    alive();
+    try {
+      await fetch(url);
+      return;
+    } catch {
+      check(i < 150, `nothing answered on ${url}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+/** The rendered page's transfer state (`<script id="ng-state">`), parsed. */
+function transferStateOf(html) {
+  const json = /<script id="ng-state" type="application\/json">([\s\S]*?)<\/script>/.exec(html)?.[1];
+  return json ? JSON.parse(json) : {};
 }
 
 function freePort() {
@@ -266,16 +292,13 @@ try {
     console.log(`prerendered: ${relative(appDir, index)}`);
   });
 
-  const stub = await startStubApi();
-  cleanups.push(() => stub.close());
-  const port = await freePort();
-  const appUrl = `http://127.0.0.1:${port}`;
-
-  await step(`start the app's server (dist/${appName}/server/server.mjs) and the stub API`, async () => {
+  /** Starts the app's own server (its built server.mjs) with `/api` and `/auth` proxied to `apiUrl`. */
+  const startAppServer = async (apiUrl, port) => {
+    const url = `http://127.0.0.1:${port}`;
     const server = spawn(appNode, [join(appDir, 'dist', appName, 'server/server.mjs')], {
       cwd: appDir,
       // NG_ALLOWED_HOSTS: @angular/ssr renders only for known hosts (the rest falls back to the client).
-      env: { ...env, PORT: String(port), API_URL: stub.url, NG_ALLOWED_HOSTS: '127.0.0.1' },
+      env: { ...env, PORT: String(port), API_URL: apiUrl, NG_ALLOWED_HOSTS: '127.0.0.1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const log = [];
@@ -284,18 +307,18 @@ try {
     cleanups.push(() => {
       server.kill();
       const output = log.join('').trim();
-      if (output) console.log(`server log:\n${output}`);
+      if (output) console.log(`server log (${url}):\n${output}`);
     });
-    for (let i = 0; ; i++) {
-      check(server.exitCode === null, `the server exited: ${log.join('')}`);
-      try {
-        await fetch(`${appUrl}/`);
-        break;
-      } catch {
-        check(i < 100, `the server did not answer on ${appUrl}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    }
+    await waitForAnswer(`${url}/`, () => check(server.exitCode === null, `the server exited: ${log.join('')}`));
+    return url;
+  };
+
+  const stub = await startStubApi();
+  cleanups.push(() => stub.close());
+  let appUrl = '';
+
+  await step(`start the app's server (dist/${appName}/server/server.mjs) and the stub API`, async () => {
+    appUrl = await startAppServer(stub.url, await freePort());
     console.log(`app ${appUrl}, stub API ${stub.url}`);
   });
 
@@ -308,6 +331,9 @@ try {
       user: /<p id="profile-user">([^<]*)<\/p>/.exec(html)?.[1] ?? null,
       token: /<p id="profile-token">([^<]*)<\/p>/.exec(html)?.[1] ?? null,
       error: /<p id="profile-error">([^<]*)<\/p>/.exec(html)?.[1] ?? null,
+      setCookies: response.headers.getSetCookie(),
+      cacheControl: response.headers.get('cache-control'),
+      handedOver: transferStateOf(html)['ngx-token-refresh:token'] ?? null,
       html,
     };
   };
@@ -321,7 +347,16 @@ try {
       .map((call) => `${call.method} ${call.path} ${call.token ?? call.refreshUser} ${call.status}`);
     const expected = ['GET /api/profile at.ada.0 401', 'POST /auth/refresh ada 200', 'GET /api/profile at.ada.1 200'];
     check(JSON.stringify(calls) === JSON.stringify(expected), 'unexpected calls on the stub', calls);
-    console.log(`HTML: ada at.ada.1; stub: ${calls.join(', ')}`);
+    // withServerSession: the refresh's Set-Cookie reaches the browser, the page is private, and the
+    // browser gets the token the render ended with.
+    check(
+      JSON.stringify(page.setCookies) === JSON.stringify(['rt=rt.ada; Path=/; HttpOnly; SameSite=Strict']),
+      "the page's answer lacks the refresh's Set-Cookie",
+      page.setCookies,
+    );
+    check(page.cacheControl === 'private, no-store', `Cache-Control: ${page.cacheControl}`);
+    check(page.handedOver === 'at.ada.1', `the transfer state holds ${page.handedOver}`);
+    console.log(`HTML: ada at.ada.1; stub: ${calls.join(', ')}; Set-Cookie: ${page.setCookies.join(' | ')}`);
   });
 
   await step('ssr: four users rendered in parallel never see each other’s token or refresh', async () => {
@@ -332,6 +367,12 @@ try {
     users.forEach((user, i) => {
       const page = pages[i];
       check(page.user === user && page.token === `at.${user}.1`, `${user}'s HTML: ${page.user} ${page.token}`, page);
+      check(page.handedOver === `at.${user}.1`, `${user}'s page hands over ${page.handedOver}`);
+      check(
+        page.setCookies.length === 1 && page.setCookies[0].startsWith(`rt=rt.${user};`),
+        `${user}'s cookies`,
+        page.setCookies,
+      );
       for (const other of users.filter((name) => name !== user)) {
         check(!page.html.includes(`at.${other}.`), `${user}'s HTML holds ${other}'s token`);
       }
@@ -368,6 +409,164 @@ try {
       },
     );
   });
+
+  // The same app against the reference server: real JWTs, an HttpOnly refresh cookie that rotates on
+  // every refresh, and no overlap window at all (REFRESH_TOKEN_REUSE_INTERVAL_SECONDS=0), so a render
+  // that kept the rotated cookie from the browser would sign the user out at the browser's next refresh.
+  let realAppUrl = '';
+  await step(
+    'the reference server (strict rotation, cookie on Path=/) and a second app server in front of it',
+    async () => {
+      run('npm', ['run', 'build:server'], root);
+      const apiPort = await freePort();
+      const appPort = await freePort();
+      const apiUrl = `http://127.0.0.1:${apiPort}`;
+      realAppUrl = `http://127.0.0.1:${appPort}`;
+      const server = spawn(process.execPath, [join(root, 'projects/reference-server/dist/main.js')], {
+        cwd: root,
+        env: {
+          ...process.env,
+          NODE_ENV: 'development',
+          HOST: '127.0.0.1',
+          PORT: String(apiPort),
+          JWT_SECRET: 'integration-secret-of-the-reference-server-0123456789',
+          COOKIE_SECURE: 'false',
+          HTTPS_ONLY: 'false',
+          REFRESH_COOKIE_PATH: '/',
+          REFRESH_TOKEN_REUSE_INTERVAL_SECONDS: '0',
+          ACCESS_TOKEN_TTL_SECONDS: String(REAL_ACCESS_TOKEN_SECONDS),
+          // The browser's refresh and logout come through the app's proxy, from the app's origin.
+          CORS_ORIGINS: realAppUrl,
+          LOGIN_RATE_LIMIT_MAX: '1000',
+          REFRESH_RATE_LIMIT_MAX: '1000',
+          DATABASE_URL: '',
+          PGLITE_DATA_DIR: '',
+          LOG_LEVEL: 'warn',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const log = [];
+      server.stdout.on('data', (chunk) => log.push(String(chunk)));
+      server.stderr.on('data', (chunk) => log.push(String(chunk)));
+      cleanups.push(() => {
+        server.kill();
+        const output = log.join('').trim();
+        if (output) console.log(`reference server log:\n${output}`);
+      });
+      await waitForAnswer(`${apiUrl}/api/v1/users`, () =>
+        check(server.exitCode === null, `the reference server exited: ${log.join('')}`),
+      );
+      await startAppServer(apiUrl, appPort);
+      console.log(`app ${realAppUrl}, reference server ${apiUrl}`);
+    },
+  );
+
+  /** Signs in through the app's origin; the refresh cookie the reference server set. */
+  const signIn = async (username, password) => {
+    const response = await fetch(`${realAppUrl}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username, password }),
+    });
+    check(response.status === 200, `login of ${username}: ${response.status}`);
+    const cookie = response.headers.getSetCookie().find((header) => header.startsWith('refreshToken='));
+    check(
+      cookie !== undefined && /; Path=\/(;|$)/.test(cookie),
+      'no refresh cookie on Path=/',
+      response.headers.getSetCookie(),
+    );
+    return cookie.split(';')[0];
+  };
+  const renderAccount = async (cookie) => {
+    const response = await fetch(`${realAppUrl}/account`, { headers: { cookie } });
+    const html = await response.text();
+    check(response.status === 200, `/account: status ${response.status}`, html.slice(0, 2000));
+    check(html.includes('ng-server-context="ssr"'), '/account was not rendered on the server', html.slice(0, 2000));
+    const rotated = response.headers.getSetCookie().find((header) => header.startsWith('refreshToken='));
+    return {
+      name: /<p id="account-name">([^<]*)<\/p>/.exec(html)?.[1] ?? null,
+      rotated: rotated?.split(';')[0] ?? null,
+      cacheControl: response.headers.get('cache-control'),
+      handedOver: transferStateOf(html)['ngx-token-refresh:token'] ?? null,
+      html,
+    };
+  };
+  /** A refresh as the browser would send it, with this cookie, through the app's origin. */
+  const refreshWith = (cookie) =>
+    fetch(`${realAppUrl}/auth/refresh`, { method: 'POST', headers: { cookie, origin: realAppUrl } });
+
+  await step(
+    'reference server: a render with the refresh cookie and no access token -> one refresh, the rotated cookie on the page',
+    async () => {
+      const before = await signIn('ada', 'lovelace');
+      const page = await renderAccount(before);
+      check(page.name === 'Ada Lovelace', `the HTML shows ${page.name}`, page.html.slice(0, 2000));
+      check(
+        page.rotated !== null && page.rotated !== before,
+        'the page answer lacks the rotated refresh cookie',
+        page.rotated,
+      );
+      check(page.cacheControl === 'private, no-store', `Cache-Control: ${page.cacheControl}`);
+      check(
+        typeof page.handedOver === 'string' && page.handedOver.split('.').length === 3,
+        'no JWT handed over',
+        page.handedOver,
+      );
+      // Strict rotation: the cookie the render presented is spent, the one the page carried is live.
+      const stale = await refreshWith(before);
+      check(stale.status === 401, `the spent cookie got ${stale.status}`);
+      console.log(`render: Ada Lovelace; rotated cookie on the page; the spent one refused (401)`);
+      // That refusal was reuse: the session is gone, as a browser without the page's cookie would find.
+      const after = await refreshWith(page.rotated);
+      check(after.status === 401, `reuse did not end the session: ${after.status}`);
+    },
+  );
+
+  await step(
+    'reference server: a render, then the rotated cookie refreshes after the (zero) overlap window',
+    async () => {
+      const page = await renderAccount(await signIn('ada', 'lovelace'));
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const next = await refreshWith(page.rotated);
+      check(next.status === 200, `the page's cookie refreshed with ${next.status}`);
+      console.log('the cookie the page carried refreshes 1.1 s later: 200');
+    },
+  );
+
+  await step('reference server: two users rendered in parallel keep their own token and cookie', async () => {
+    const [adaCookie, alanCookie] = await Promise.all([signIn('ada', 'lovelace'), signIn('alan', 'turing')]);
+    const [ada, alan] = await Promise.all([renderAccount(adaCookie), renderAccount(alanCookie)]);
+    check(ada.name === 'Ada Lovelace' && alan.name === 'Ada Lovelace', 'user 1 in both pages', [ada.name, alan.name]);
+    const subject = (jwt) => JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString()).sub;
+    check(subject(ada.handedOver) === 'ada' && subject(alan.handedOver) === 'alan', 'tokens crossed', [
+      ada.handedOver,
+      alan.handedOver,
+    ]);
+    check(ada.rotated !== alan.rotated && ada.html.indexOf(alan.handedOver) < 0, 'cookies or tokens crossed');
+    for (const [who, page] of [
+      ['ada', ada],
+      ['alan', alan],
+    ]) {
+      check((await refreshWith(page.rotated)).status === 200, `${who}'s rotated cookie does not refresh`);
+    }
+    console.log('ada and alan rendered together: each their own token (sub) and their own rotated cookie');
+  });
+
+  await step(
+    'browser (Chromium) against the reference server: rendered signed in, no refresh on hydration, one after expiry',
+    async () => {
+      await runAsync(
+        process.execPath,
+        [join(root, 'node_modules/@playwright/test/cli.js'), 'test', '-c', join(here, 'playwright.config.mjs')],
+        root,
+        {
+          APP_URL: realAppUrl,
+          BROWSER_SPEC: 'browser-real.spec.mjs',
+          ACCESS_TOKEN_SECONDS: String(REAL_ACCESS_TOKEN_SECONDS),
+        },
+      );
+    },
+  );
 
   await step('ng test (the app’s own runner)', () => {
     ng('test', '--watch=false');

@@ -4,8 +4,9 @@
 //   GET  /api/profile    Authorization: Bearer at.<user>.<n>: 200 { user, token } when <n> is the
 //                        user's current token (n >= 1), else 401. at.<user>.0 is the expired token a
 //                        session starts with.
-//   POST /auth/refresh   cookie rt=rt.<user>: 200 { accessToken: at.<user>.<n+1> } after
-//                        REFRESH_DELAY_MS (so that concurrent renders overlap), else 401.
+//   POST /auth/refresh   cookie rt=rt.<user>: 200 { accessToken: at.<user>.<n+1> } and Set-Cookie
+//                        rt=rt.<user> after REFRESH_DELAY_MS (so that concurrent renders overlap),
+//                        else 401.
 //   GET  /__calls        every call above, in arrival order: { method, path, token, refreshUser,
 //                        cookie, status, start, end }
 //   POST /__reset        forgets the tokens and the calls.
@@ -37,9 +38,9 @@ export function startStubApi(port = 0) {
 
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://stub');
-    const send = (status, body, record) => {
+    const send = (status, body, record, headers = {}) => {
       if (record) Object.assign(record, { status, end: Date.now() });
-      res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+      res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers });
       res.end(JSON.stringify(body));
     };
     req.resume();
@@ -77,7 +78,12 @@ export function startStubApi(port = 0) {
       if (!user) return send(401, { error: { code: 'Unauthorized', message: 'no refresh cookie' } }, record);
       const n = (current.get(user) ?? 0) + 1;
       current.set(user, n);
-      setTimeout(() => send(200, { accessToken: `at.${user}.${n}` }, record), REFRESH_DELAY_MS);
+      // The cookie set again, as a rotating server does: a render must pass it on to the browser.
+      const cookie = `rt=rt.${user}; Path=/; HttpOnly; SameSite=Strict`;
+      setTimeout(
+        () => send(200, { accessToken: `at.${user}.${n}` }, record, { 'set-cookie': cookie }),
+        REFRESH_DELAY_MS,
+      );
       return;
     }
     return send(404, { error: { code: 'NotFound', message: 'no such route' } }, record);

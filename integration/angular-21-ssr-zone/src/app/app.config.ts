@@ -9,8 +9,8 @@ import { provideRouter } from '@angular/router';
 import { routes } from './app.routes';
 import { provideClientHydration, withEventReplay } from '@angular/platform-browser';
 import { provideHttpClient, withFetch, withInterceptors, HttpClient } from '@angular/common/http';
-import { tokenRefreshInterceptor, provideTokenRefresh } from 'ngx-token-refresh';
-import { forwardedCookies, provideSessionFromCookie } from './session';
+import { tokenRefreshInterceptor, provideTokenRefresh, withServerSession } from 'ngx-token-refresh';
+import { provideSessionFromCookie } from './session';
 
 export const appConfig: ApplicationConfig = {
   providers: [
@@ -24,11 +24,10 @@ export const appConfig: ApplicationConfig = {
         inject(HttpClient).post('/auth/refresh', null, {
           observe: 'response',
           withCredentials: true,
-          headers: forwardedCookies(),
         }),
       extractToken: (response) => (response.body as { accessToken: string }).accessToken,
       attachToken: true,
-    }),
+    }, withServerSession()),
     provideSessionFromCookie(),
   ],
 };
