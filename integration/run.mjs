@@ -135,6 +135,13 @@ async function waitForAnswer(url, alive) {
   }
 }
 
+/** The keys of a transfer state besides Angular's own hydration data (`__nghData__` and the like). */
+function appKeys(state) {
+  return Object.keys(state)
+    .filter((key) => !key.startsWith('__ngh'))
+    .join();
+}
+
 /** The rendered page's transfer state (`<script id="ng-state">`), parsed. */
 function transferStateOf(html) {
   const json = /<script id="ng-state" type="application\/json">([\s\S]*?)<\/script>/.exec(html)?.[1];
@@ -356,6 +363,9 @@ try {
     );
     check(page.cacheControl === 'private, no-store', `Cache-Control: ${page.cacheControl}`);
     check(page.handedOver === 'at.ada.1', `the transfer state holds ${page.handedOver}`);
+    // The HTTP transfer cache (provideClientHydration) kept the authorized answer out of the HTML.
+    const state = transferStateOf(page.html);
+    check(appKeys(state) === 'ngx-token-refresh:token', 'the transfer state holds more', state);
     console.log(`HTML: ada at.ada.1; stub: ${calls.join(', ')}; Set-Cookie: ${page.setCookies.join(' | ')}`);
   });
 
@@ -512,6 +522,8 @@ try {
         'no JWT handed over',
         page.handedOver,
       );
+      const state = transferStateOf(page.html);
+      check(appKeys(state) === 'ngx-token-refresh:token', 'an authorized answer went into the HTML', state);
       // Strict rotation: the cookie the render presented is spent, the one the page carried is live.
       const stale = await refreshWith(before);
       check(stale.status === 401, `the spent cookie got ${stale.status}`);
