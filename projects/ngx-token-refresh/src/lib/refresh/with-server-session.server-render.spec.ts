@@ -28,8 +28,10 @@ import {
   injectTokenRefresh,
   provideTokenRefresh,
   tokenRefreshInterceptor,
+  withNoCrossTabSync,
   withServerSession,
 } from 'ngx-token-refresh';
+import { AuthClient, provideAuth } from 'ngx-token-refresh/client';
 import { firstValueFrom } from 'rxjs';
 
 // Real renders (platform-server's renderApplication, the engine @angular/ssr runs) against a real
@@ -170,6 +172,42 @@ describe('withServerSession in a server render', () => {
     warn.mockRestore();
   });
 
+  it("with provideAuth: a guard's restoreSession() on the server refreshes with the request's cookie and passes the cookie on", async () => {
+    const responseInit: ResponseInit = {};
+    const url = `${backend.origin}/account`;
+    const request = new Request(url, { headers: { cookie: 'rt=rt-alan-0' } });
+
+    const html = await renderApplication(
+      (context) =>
+        bootstrapApplication(
+          RestoringApp,
+          {
+            providers: [
+              provideZonelessChangeDetection(),
+              provideServerRendering(),
+              provideHttpClient(withFetch(), withInterceptors([tokenRefreshInterceptor])),
+              provideAuth({ baseUrl: `${backend.origin}/auth` }, withNoCrossTabSync(), withServerSession()),
+            ],
+          },
+          context,
+        ),
+      {
+        document: '<html><head></head><body><app-root></app-root></body></html>',
+        url,
+        allowedHosts: ['127.0.0.1'],
+        platformProviders: [
+          { provide: REQUEST, useValue: request },
+          { provide: RESPONSE_INIT, useValue: responseInit },
+        ],
+      },
+    );
+
+    expect(textOf(html, 'restored')).toBe('true');
+    expect(backend.refreshes().map((call) => call.cookie)).toEqual(['rt=rt-alan-0']);
+    expect(new Headers(responseInit.headers).getSetCookie()[0]).toMatch(/^rt=rt-alan-1;/);
+    expect(transferStateOf(html)['ngx-token-refresh:token']).toBe('at-alan-1');
+  });
+
   it('forwards no cookie to an origin the URL policy does not let carry a token', async () => {
     // The app's own origin is the backend's; this one (localhost, not 127.0.0.1) is another.
     const foreign = backend.origin.replace('127.0.0.1', 'localhost');
@@ -215,6 +253,20 @@ class ProfileApp implements OnInit {
         );
       },
     });
+  }
+}
+
+/** Restores the session at start, as `authGuard` does before a guarded page renders. */
+@Component({
+  selector: 'app-root',
+  template: `<p id="restored">{{ restored() }}</p>`,
+})
+class RestoringApp implements OnInit {
+  readonly #auth = inject(AuthClient);
+  protected readonly restored = signal('');
+
+  ngOnInit(): void {
+    this.#auth.restoreSession().subscribe((restored) => this.restored.set(String(restored)));
   }
 }
 
