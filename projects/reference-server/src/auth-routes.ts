@@ -8,6 +8,7 @@ import { HttpError } from './http-error.js';
 import { verifyPassword } from './password-hash.js';
 import type { ServerConfig } from './read-config.js';
 import { checkRequestOrigin } from './check-request-origin.js';
+import { clientAddressKey } from './client-address-key.js';
 import {
   type LoginDevices,
   type TrustedDevice,
@@ -73,7 +74,7 @@ const LOGIN_SCHEMA = {
     '`__Secure-refreshToken` (`refreshToken` when COOKIE_SECURE=false) ' +
     '(and in the body too when REFRESH_TOKEN_IN_BODY=true), and the HttpOnly device cookie ' +
     '`__Secure-loginDevice` (`loginDevice`), which makes this browser a trusted device of the account. ' +
-    'Rate-limited per client address (not for a trusted device of the account named) and, with growing ' +
+    'Rate-limited per client address (per device for a trusted device of the account named) and, with growing ' +
     'delays, per account (per trusted device for one): an attempt inside the delay is answered 429 ' +
     'without checking the password.',
   security: [],
@@ -148,9 +149,9 @@ const CLEANUP_INTERVAL_MS = 60_000;
  *
  * Each is rate-limited (429 `TooManyRequests` with `Retry-After`), with its own limit from the
  * configuration, counted in the database so that every instance sees the same counts: login per
- * client address (a trusted device of the account named is exempt) and per account with growing
- * delays (see {@link LoginDevices}); refresh per session for a genuine token, else per address;
- * logout per address.
+ * client address (a trusted device of the account named per device instead) and per account with
+ * growing delays (see {@link LoginDevices}); refresh per session for a token this server made, else
+ * per address; logout per address. IPv6 addresses count by their /64.
  */
 export async function registerAuthRoutes(app: FastifyInstance, options: AuthRoutesOptions): Promise<void> {
   const { config, repository, accessTokens, refreshTokens, loginDevices, now, dummyPasswordHash } = options;
@@ -176,11 +177,12 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
         rateLimit: {
           max: config.loginRateLimitMax,
           timeWindow: config.loginRateLimitWindowSeconds * 1000,
-          // After the body is read: a trusted device of the account named skips the per-address limit
-          // (a shared office's or mobile carrier's address cannot lock its people out); it has its
-          // own delays instead.
+          // After the body is read: a trusted device of the account named counts in a window of its
+          // own instead of its address's (so a shared office's or mobile carrier's address, used up
+          // by someone else, does not lock out the people who signed in there before), and still
+          // at most `max` a window, successes included (each costs scrypt work and a session).
           hook: 'preHandler',
-          allowList: (request) => trustedDevice(request) !== null,
+          keyGenerator: (request) => trustedDevice(request)?.attemptKey ?? clientAddressKey(request.ip),
         },
       },
     },
@@ -239,14 +241,14 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
         rateLimit: {
           max: config.refreshRateLimitMax,
           timeWindow: config.refreshRateLimitWindowSeconds * 1000,
-          // After the body is read: a genuine token counts for its session, so neither another client
-          // behind the same address nor a storm of forged or stale tokens can use up a session's
-          // refreshes; anything else counts for the address.
+          // After the body is read: a token this server made (live or not) counts for its session,
+          // so neither another client behind the same address nor a storm of forged tokens can use
+          // up a session's refreshes; anything else counts for the address.
           hook: 'preHandler',
           keyGenerator: (request) => {
             const tokens = [readBodyToken(request), ...readRefreshCookies(request, cookie)];
             const genuine = tokens.map((token) => refreshTokens.parse(token)).find((reference) => reference !== null);
-            return genuine ? `session:${genuine.familyId}` : request.ip;
+            return genuine ? `session:${genuine.familyId}` : clientAddressKey(request.ip);
           },
         },
       },

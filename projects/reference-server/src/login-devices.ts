@@ -7,10 +7,11 @@ import { readCookieValues } from './read-cookie-values.js';
 /**
  * Trusted devices ("device cookies", OWASP's answer to account lockout): a browser that signed in
  * to an account gets a cookie naming a device id and that account, signed by the server. Its later
- * sign-ins to the same account count on the device's own delays, not the account's, and skip the
- * per-address limit. So an attacker who guesses passwords for an account slows down every
- * untrusted client of it, and nobody who signed in from this browser before: the account's delays
- * cannot be turned into a lock-out of its owner.
+ * sign-ins to the same account count on the device's own delays, not the account's, and in a
+ * per-address window of the device's own. So an attacker who guesses passwords for an account slows
+ * down every untrusted client of it, and nobody who signed in from this browser before: the
+ * account's delays cannot lock its owner out of a browser they used before. (A new browser, a private
+ * window or a client without cookies is untrusted and waits like anyone.)
  */
 export interface LoginDevices {
   /** A new device token for `username`, to set after a successful sign-in. */
