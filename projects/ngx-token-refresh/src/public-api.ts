@@ -20,6 +20,7 @@ export type { CrossTabSyncOptions } from './lib/refresh/with-cross-tab-sync';
 export { withProactiveRefresh } from './lib/refresh/with-proactive-refresh';
 export type { ProactiveRefreshOptions } from './lib/refresh/with-proactive-refresh';
 export { withServerSession } from './lib/refresh/with-server-session';
+export type { ServerSessionOptions } from './lib/refresh/with-server-session';
 
 // JWT
 export { parseJwtClaims } from './lib/jwt/parse-jwt-claims';

@@ -55,6 +55,7 @@ export class AuthSession {
     const current = this.state.token();
     if (current !== null) {
       this.last = current;
+      this.write(current);
       return;
     }
     const stored = this.storage()?.getItem(ACCESS_TOKEN_KEY);

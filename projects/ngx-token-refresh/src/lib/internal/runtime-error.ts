@@ -28,13 +28,16 @@ export function formatRuntimeError(code: string, explanation: string | false | n
  *   `withNoCrossTabSync()`.
  * - `ServerSessionWithoutFetch`: `withServerSession()` in a server render whose `HttpClient` does not
  *   use fetch (the XHR backend there can neither send cookies nor read `Set-Cookie`).
+ * - `ServerSessionCookiesWithheld`: `withServerSession()` sent a render's refresh without the
+ *   request's cookies, because the refresh URL may not carry a token.
  */
 export type RuntimeWarningCode =
   | 'UnmanagedOrigin'
   | 'TokenNotAttached'
   | 'ShortRefreshTimeout'
   | 'CrossTabSyncNotChosen'
-  | 'ServerSessionWithoutFetch';
+  | 'ServerSessionWithoutFetch'
+  | 'ServerSessionCookiesWithheld';
 
 /**
  * Logs a warning in the format of the library's errors. Call it behind

@@ -171,7 +171,7 @@ export class RefreshGate {
     const context = request.context;
     if (this.#refreshCall.isSending) {
       // The refresh request itself: during a server render, the render's session sends it.
-      return this.#session && this.#allows(request.url) ? this.#session.sendRefresh(request, next) : next(request);
+      return this.#session ? this.#session.sendRefresh(request, next, this.#allows(request.url)) : next(request);
     }
     if (this.#disabled || (context.has(SKIP_TOKEN_REFRESH) && context.get(SKIP_TOKEN_REFRESH))) {
       return next(request);

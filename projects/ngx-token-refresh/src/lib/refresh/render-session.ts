@@ -19,10 +19,10 @@ export interface SessionGate {
  */
 export interface RenderSession {
   /**
-   * Sends the refresh request (one the URL policy allows the token), and takes in what its answer
-   * brings, whatever the status.
+   * Sends the refresh request, and takes in what its answer brings, whatever the status. `allowed`:
+   * whether the URL policy lets the request's URL carry a token (only then may the session go there).
    */
-  sendRefresh(request: HttpRequest<unknown>, next: HttpHandlerFn): Observable<HttpEvent<unknown>>;
+  sendRefresh(request: HttpRequest<unknown>, next: HttpHandlerFn, allowed: boolean): Observable<HttpEvent<unknown>>;
 }
 
 /**

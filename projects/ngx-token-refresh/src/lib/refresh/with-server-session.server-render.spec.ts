@@ -70,16 +70,18 @@ describe('withServerSession in a server render', () => {
       /** A request without a Cookie header (not prerendering: the request is there). */
       noCookies?: boolean;
       fetch?: boolean;
+      refreshCookie?: string;
     } = {},
   ) => {
     const { cookie = null, responseInit = {}, apiBase = backend.origin, askToRefresh = false, fetch = true } = options;
+    const config = createAppConfig(apiBase, fetch, options.refreshCookie);
     const url = `${backend.origin}/profile`;
     const request = options.noCookies
       ? new Request(url)
       : cookie === null
         ? null
         : new Request(url, { headers: { cookie } });
-    return renderApplication((context) => bootstrapApplication(ProfileApp, createAppConfig(apiBase, fetch), context), {
+    return renderApplication((context) => bootstrapApplication(ProfileApp, config, context), {
       document: '<html><head></head><body><app-root></app-root></body></html>',
       url,
       allowedHosts: ['127.0.0.1'],
@@ -151,14 +153,33 @@ describe('withServerSession in a server render', () => {
     expect(textOf(html, 'refresh')).toBe('NoSession');
   });
 
-  it('leaves the page cacheable when the request carries no cookie (nobody signed in can be rendered)', async () => {
+  it('has no session for a request without cookies: sends no refresh, sets no cookie, leaves the page cacheable', async () => {
     const responseInit: ResponseInit = {};
 
-    const html = await render({ noCookies: true, responseInit });
+    const html = await render({ noCookies: true, responseInit, askToRefresh: true });
 
     expect(textOf(html, 'name')).toBe('error 401');
-    expect(backend.refreshes().map((call) => call.cookie)).toEqual([undefined]);
-    expect(new Headers(responseInit.headers).get('cache-control')).toBeNull();
+    expect(textOf(html, 'refresh')).toBe('NoSession');
+    expect(backend.refreshes()).toEqual([]);
+    const headers = new Headers(responseInit.headers);
+    expect(headers.getSetCookie()).toEqual([]);
+    expect(headers.get('cache-control')).toBeNull();
+  });
+
+  it('with refreshCookie: forwards that cookie only, and has no session for a request without it', async () => {
+    const [withIt, without]: ResponseInit[] = [{}, {}];
+
+    const html = await render({
+      cookie: 'theme=dark; rt=rt-ada-0; _ga=GA1.1',
+      responseInit: withIt,
+      refreshCookie: 'rt',
+    });
+    const other = await render({ cookie: 'theme=dark; _ga=GA1.1', responseInit: without, refreshCookie: 'rt' });
+
+    expect(textOf(html, 'name')).toBe('ada');
+    expect(textOf(other, 'name')).toBe('error 401');
+    expect(backend.refreshes().map((call) => call.cookie)).toEqual(['rt=rt-ada-0']);
+    expect(new Headers(without.headers).get('cache-control')).toBeNull();
   });
 
   it('warns in dev mode when HttpClient does not use fetch on the server (XHR cannot send cookies there)', async () => {
@@ -222,6 +243,9 @@ describe('withServerSession in a server render', () => {
     expect(warn).toHaveBeenCalledWith(
       expect.stringContaining('did not start a refresh, because tokens may not go there'),
     );
+    expect(warn).toHaveBeenCalledWith(
+      expect.stringContaining("went out without the rendered request's cookies, because tokens may not go there"),
+    );
     warn.mockRestore();
   });
 });
@@ -274,7 +298,7 @@ const API_BASE_URL = new InjectionToken<string>('API_BASE_URL');
 /** Whether the app asks for a refresh itself after its call failed. */
 const ASK_TO_REFRESH = new InjectionToken<boolean>('ASK_TO_REFRESH');
 
-function createAppConfig(apiBase: string, fetch: boolean): ApplicationConfig {
+function createAppConfig(apiBase: string, fetch: boolean, refreshCookie?: string): ApplicationConfig {
   return {
     providers: [
       provideZonelessChangeDetection(),
@@ -294,7 +318,7 @@ function createAppConfig(apiBase: string, fetch: boolean): ApplicationConfig {
           extractToken: (response) => (response.body as { accessToken: string }).accessToken,
           attachToken: true,
         },
-        withServerSession(),
+        withServerSession(refreshCookie === undefined ? {} : { refreshCookie }),
       ),
       { provide: API_BASE_URL, useValue: apiBase },
     ],

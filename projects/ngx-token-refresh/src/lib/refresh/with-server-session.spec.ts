@@ -129,3 +129,12 @@ describe('withServerSession with provideAuth', () => {
     ).toThrow(/withServerSession\(\) with refreshFlow: 'body'/);
   });
 });
+
+describe('withServerSession options', () => {
+  it('refuses a refreshCookie that is no cookie name (dev mode)', () => {
+    expect(() => withServerSession({ refreshCookie: 'refresh token' })).toThrow(
+      /withServerSession: refreshCookie must be a cookie name, got refresh token/,
+    );
+    expect(() => withServerSession({ refreshCookie: '__Host-refreshToken' })).not.toThrow();
+  });
+});
