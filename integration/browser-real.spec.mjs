@@ -34,7 +34,9 @@ test('rendered signed in on the server, then one refresh in the browser after ex
   // The render refreshed with the browser's cookie and handed the rotated one back with the page.
   const rendered = (await context.cookies()).find((cookie) => cookie.name === 'refreshToken');
   expect(rendered?.value).not.toBe(signedIn?.value);
-  // Hydrated with the render's answer and token: the browser itself refreshed nothing.
+  // Hydrated with the render's answer and token (the app's start-up requests all done): the browser
+  // itself refreshed nothing.
+  await page.waitForLoadState('networkidle');
   expect(wire.filter((call) => call === 'POST /auth/refresh')).toEqual([]);
 
   // Past the access token's life (and far past the overlap window, which is 0): the next call gets a

@@ -506,7 +506,7 @@ try {
     fetch(`${realAppUrl}/auth/refresh`, { method: 'POST', headers: { cookie, origin: realAppUrl } });
 
   await step(
-    'reference server: a render with the refresh cookie and no access token -> one refresh, the rotated cookie on the page',
+    'reference server: a render with the refresh cookie and no access token -> refreshed, the rotated cookie on the page',
     async () => {
       const before = await signIn('ada', 'lovelace');
       const page = await renderAccount(before);
