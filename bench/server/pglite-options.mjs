@@ -19,14 +19,22 @@ export async function pgliteOptions() {
     ],
     ['data folder, first start (initdb)', JSON.stringify(dataDir), '{}'],
     ['data folder, second start', JSON.stringify(dataDir), '{}'],
+    // The server's engine (dist/pglite-engine.js): a new database is a copy of its template.
+    ["the server's engine, in memory (from the template)", 'null', 'engine'],
+    ["the server's engine, new data folder (from the template)", JSON.stringify(join(dataDir, 'new')), 'engine'],
   ];
   const rows = [];
   try {
     for (const [label, dir, options] of variants) {
+      const create =
+        options === 'engine'
+          ? "const { createPgliteEngine } = await import('./projects/reference-server/dist/pglite-engine.js');" +
+            `const db = await createPgliteEngine(${dir});`
+          : `const db = await PGlite.create(${dir}, ${options});`;
       const script =
         "import { PGlite } from '@electric-sql/pglite';" +
         'const t = performance.now();' +
-        `const db = await PGlite.create(${dir}, ${options});` +
+        create +
         "await db.query('select 1');" +
         'const ms = performance.now() - t;' +
         "const rss = /VmRSS:\\s+(\\d+)/.exec((await import('node:fs')).readFileSync('/proc/self/status', 'utf8'))[1];" +
@@ -47,7 +55,8 @@ export async function pgliteOptions() {
   return [
     '## PGlite options',
     '',
-    'PGlite alone in a fresh Node process: `PGlite.create(dataDir, options)` then `select 1`.',
+    "PGlite alone in a fresh Node process: `PGlite.create(dataDir, options)` (or the server's `createPgliteEngine`, " +
+      'its template made by an earlier start) then `select 1`.',
     '',
     '| configuration | start-up ms | resident MB |',
     '|---|---:|---:|',

@@ -3,9 +3,9 @@
 // database it migrates and seeds, so give it a scratch one) it starts the server as `npm run server`
 // would, measures the start-up time and memory, then loads each route with autocannon for a few
 // seconds and writes throughput, p50/p99 latency and the ratios to a Markdown file. It also measures
-// PGlite's own start-up and memory under its options.
+// PGlite's own start-up and memory under its options, and the server's cold start (cold-start.mjs).
 //
-//   --smoke          about 5 s in all: PGlite only, 1 s per route, no PGlite options table (for CI)
+//   --smoke          about 5 s in all: PGlite only, 1 s per route, no PGlite options or cold start (for CI)
 //   --out=<file>     where to write (default bench/SERVER-RESULTS.md; --smoke: test-results/bench-server-smoke.md)
 //   --duration=<s>   seconds per route (default 5)
 //   --rounds=<n>     interleaved 1-s rounds of the token-check routes (default 30; --smoke: 1)
@@ -15,6 +15,7 @@ import { dirname } from 'node:path';
 import { format, resolveConfig } from 'prettier';
 
 import { benchEngine } from './bench-engine.mjs';
+import { coldStart } from './cold-start.mjs';
 import { pgliteOptions } from './pglite-options.mjs';
 import { describeMachine } from './process-stats.mjs';
 import { connections, databaseUrl, duration, out, smoke } from './settings.mjs';
@@ -27,7 +28,7 @@ const sections = [await tokenCheckCost()];
 for (const engine of engines) sections.push(await benchEngine(engine));
 if (!databaseUrl) sections.push('PostgreSQL: skipped (DATABASE_URL is not set).\n');
 else if (smoke) sections.push('PostgreSQL: skipped in --smoke.\n');
-if (!smoke) sections.push(await pgliteOptions());
+if (!smoke) sections.push(await pgliteOptions(), await coldStart({ runs: 3 }));
 
 const report = [
   '# Reference server: load benchmark',
