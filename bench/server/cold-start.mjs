@@ -91,8 +91,8 @@ export async function coldStart({ runs = 5, withoutTemplate = false } = {}) {
   return [
     '## Cold start',
     '',
-    `Medians of ${runs} runs of each kind, taking turns (\`node bench/server/cold-start.mjs\`` +
-      `${withoutTemplate ? ' --without-template' : ''}, ${new Date().toISOString().slice(0, 10)}). ` +
+    `Medians of ${runs} runs of each kind, taking turns (\`node bench/server/cold-start.mjs` +
+      `${withoutTemplate ? ' --without-template' : ''}\`, ${new Date().toISOString().slice(0, 10)}). ` +
       `${describeMachine()}.`,
     '',
     'Spawn of `dist/main.js` to its first HTTP answer (`GET /openapi.json`; migrations and demo data done), the ' +
