@@ -123,7 +123,7 @@ const LOGOUT_SCHEMA = {
 /** One answer for unknown, expired and revoked tokens: which one it was is nobody's business. */
 const UNUSABLE = 'The refresh token is unknown, expired or revoked; please sign in again.';
 
-/** Housekeeping of ended sessions runs at most this often, piggybacking on logins. */
+/** Housekeeping (ended sessions, rate-limit windows, forgotten attempts) runs at most this often, piggybacking on logins and refreshes. */
 const CLEANUP_INTERVAL_MS = 60_000;
 
 /**
@@ -163,6 +163,13 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
     forgetAfterSeconds: config.loginAccountForgetSeconds,
   };
   let lastCleanup = 0;
+  /** At most once a minute, from login and refresh: ended sessions, windows and forgotten attempts. */
+  const cleanUpNowAndThen = async (nowMs: number): Promise<void> => {
+    if (nowMs - lastCleanup <= CLEANUP_INTERVAL_MS) return;
+    lastCleanup = nowMs;
+    await repository.deleteExpiredRefreshFamilies(new Date(nowMs));
+    await repository.deleteExpiredLimits(new Date(nowMs), new Date(nowMs - loginDelays.forgetAfterSeconds * 1000));
+  };
   /** A device cookie of the request issued for the account the login names, or `null`. */
   const trustedDevice = (request: FastifyRequest): TrustedDevice | null => {
     const { username } = request.body as { username: string };
@@ -189,11 +196,7 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
     async (request, reply) => {
       const { username, password } = request.body as { username: string; password: string };
       const nowMs = now();
-      if (nowMs - lastCleanup > CLEANUP_INTERVAL_MS) {
-        lastCleanup = nowMs;
-        await repository.deleteExpiredRefreshFamilies(new Date(nowMs));
-        await repository.deleteExpiredLimits(new Date(nowMs), new Date(nowMs - loginDelays.forgetAfterSeconds * 1000));
-      }
+      await cleanUpNowAndThen(nowMs);
       // Taken before the password is checked: an attempt inside the delay gets no answer about the
       // password at all, and concurrent attempts cannot share one free slot.
       const device = trustedDevice(request);
@@ -273,6 +276,8 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
       const reference = refreshTokens.parse(presented);
       if (reference === null) throw refuse(UNUSABLE);
       const nowMs = now();
+      // Refreshes count in rate-limit windows too, and may come for days without a login.
+      await cleanUpNowAndThen(nowMs);
       const result = await repository.rotateRefreshToken({
         ...reference,
         now: new Date(nowMs),

@@ -22,6 +22,11 @@ const DEVICE_COOKIE = '__Secure-loginDevice';
 const ADDRESSES = ['203.0.113.1', '203.0.113.2', '203.0.113.3', '203.0.113.4', '203.0.113.5'];
 const FREE_ATTEMPTS = 3;
 
+/** The session (refresh family) an access token belongs to: its `sid`. */
+function familyOf(accessToken: string): string {
+  return (JSON.parse(Buffer.from(accessToken.split('.')[1] ?? '', 'base64url').toString()) as { sid: string }).sid;
+}
+
 /** A clock that moves only when told to, shared by every server given it. */
 function createStillClock(): { now: () => number; advance: (ms: number) => void } {
   let time = Date.now();
@@ -237,6 +242,33 @@ describe('refresh limits count per session, so neither a neighbour nor a storm o
 
     assert.deepEqual(statuses.sort(), [200, 200, 200, 429]);
     assert.equal((await refreshWithCookie(server, other.refreshToken)).status, 200);
+  });
+});
+
+describe('housekeeping of the counts', () => {
+  it('deletes ended windows and forgotten attempts now and then, from a refresh as from a login', async () => {
+    const clock = createStillClock();
+    const server = await startTestServer({ env: DELAYS_ENV, now: clock.now });
+    try {
+      const keys = async (table: string) =>
+        (await server.database.engine.query<{ key: string }>(`SELECT key FROM ${table} ORDER BY key`)).map(
+          (row) => row.key,
+        );
+      assert.equal((await signIn(server, 'nobody-here', 'wrong')).status, 401);
+      const session = await login(server);
+      assert.deepEqual(await keys('rate_limit_windows'), ['/auth/login|127.0.0.1', '/auth/login|203.0.113.1']);
+      assert.equal((await keys('login_attempts')).length, 1);
+
+      // A day later: the login's window has long ended and the failed attempt is forgotten. The next
+      // refresh (no login meanwhile) clears both, and counts its own window.
+      clock.advance(24 * 60 * 60 * 1000 + 1000);
+      assert.equal((await refreshWithCookie(server, session.refreshToken)).status, 200);
+
+      assert.deepEqual(await keys('rate_limit_windows'), [`/auth/refresh|session:${familyOf(session.accessToken)}`]);
+      assert.deepEqual(await keys('login_attempts'), []);
+    } finally {
+      await server.close();
+    }
   });
 });
 
