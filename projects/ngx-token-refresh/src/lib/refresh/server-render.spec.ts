@@ -20,8 +20,7 @@ import {
 } from '@angular/core';
 import { bootstrapApplication } from '@angular/platform-browser';
 import { provideServerRendering, renderApplication } from '@angular/platform-server';
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   type TokenRefreshEvent,
   injectTokenRefresh,
@@ -30,6 +29,8 @@ import {
   withCrossTabSync,
   withProactiveRefresh,
 } from 'ngx-token-refresh';
+
+import { listenOnLoopback, runAsServerBundle, textOf } from './server-render.spec-helper';
 
 /** How long the test backend sits on a refresh before answering it. */
 const REFRESH_DELAY_MS = 100;
@@ -46,20 +47,12 @@ const scheduled: TokenRefreshEvent[] = [];
 
 describe('server rendering with provideTokenRefresh', () => {
   let backend: TestBackend;
-  let serverModeBefore: boolean | undefined;
   /** What reached the cross-tab channel, and the locks asked for: a server must use neither. */
   let crossTab: { heard: unknown[]; lockRequests: number; channel: BroadcastChannel; restore: () => void };
 
+  runAsServerBundle();
+
   beforeAll(async () => {
-    // Each bootstrap in dev mode says so; keep the output for what matters.
-    const log = console.log;
-    jest.spyOn(console, 'log').mockImplementation((...args: unknown[]) => {
-      if (args[0] !== 'Angular is running in development mode.') log(...args);
-    });
-    // A server bundle has ngServerMode defined from the start. Without it, platformServer() would
-    // set it for one render and unset it when that render ends, under any render still running.
-    serverModeBefore = globals.ngServerMode;
-    globals.ngServerMode = true;
     backend = await startTestBackend();
     crossTab = watchCrossTabApis();
   });
@@ -67,8 +60,6 @@ describe('server rendering with provideTokenRefresh', () => {
   afterAll(async () => {
     crossTab.restore();
     await backend.close();
-    globals.ngServerMode = serverModeBefore;
-    jest.restoreAllMocks();
   });
 
   beforeEach(() => backend.reset());
@@ -222,13 +213,6 @@ function appOf(html: string): string | undefined {
   return /<app-root[\s\S]*<\/app-root>/.exec(html)?.[0];
 }
 
-/** The text of the element with this id in the rendered HTML. */
-function textOf(html: string, id: string): string | undefined {
-  return new RegExp(`<p id="${id}">([^<]*)</p>`).exec(html)?.[1];
-}
-
-const globals = globalThis as { ngServerMode?: boolean };
-
 interface RecordedCall {
   readonly method: string;
   readonly path: string;
@@ -313,12 +297,10 @@ async function startTestBackend(): Promise<TestBackend> {
     sendJson(response, 404, { message: 'not found' });
   };
 
-  const server: Server = createServer((request, response) => void handle(request, response));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const server = await listenOnLoopback((request, response) => void handle(request, response));
 
   return {
-    origin: `http://127.0.0.1:${port}`,
+    origin: server.origin,
     reset: () => {
       calls = [];
       issued = new Map();
@@ -330,11 +312,6 @@ async function startTestBackend(): Promise<TestBackend> {
     calls: (path) => calls.filter((call) => call.path === path),
     refreshes: () => calls.filter((call) => call.path === '/auth/refresh'),
     firstRefreshAnsweredAt: () => answeredAt,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        // fetch keeps connections alive; without this, close() waits for them to time out.
-        server.closeAllConnections();
-      }),
+    close: () => server.close(),
   };
 }

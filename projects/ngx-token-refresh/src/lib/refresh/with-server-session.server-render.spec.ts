@@ -21,8 +21,7 @@ import {
 } from '@angular/core';
 import { bootstrapApplication } from '@angular/platform-browser';
 import { provideServerRendering, renderApplication } from '@angular/platform-server';
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   TokenRefreshError,
   injectTokenRefresh,
@@ -34,29 +33,22 @@ import {
 import { AuthClient, provideAuth } from 'ngx-token-refresh/client';
 import { firstValueFrom } from 'rxjs';
 
+import { listenOnLoopback, runAsServerBundle, textOf } from './server-render.spec-helper';
+
 // Real renders (platform-server's renderApplication, the engine @angular/ssr runs) against a real
 // HTTP backend that rotates a refresh cookie, as issue 25 asks: the render takes its session from its
 // own request, and what the refresh sets reaches the rendered page's answer.
 
 describe('withServerSession in a server render', () => {
   let backend: CookieBackend;
-  let serverModeBefore: boolean | undefined;
+
+  runAsServerBundle();
 
   beforeAll(async () => {
-    const log = console.log;
-    jest.spyOn(console, 'log').mockImplementation((...args: unknown[]) => {
-      if (args[0] !== 'Angular is running in development mode.') log(...args);
-    });
-    serverModeBefore = globals.ngServerMode;
-    globals.ngServerMode = true;
     backend = await startCookieBackend();
   });
 
-  afterAll(async () => {
-    await backend.close();
-    globals.ngServerMode = serverModeBefore;
-    jest.restoreAllMocks();
-  });
+  afterAll(() => backend.close());
 
   beforeEach(() => backend.reset());
 
@@ -331,12 +323,6 @@ function transferStateOf(html: string): Record<string, unknown> {
   return json ? (JSON.parse(json) as Record<string, unknown>) : {};
 }
 
-function textOf(html: string, id: string): string | undefined {
-  return new RegExp(`<p id="${id}">([^<]*)</p>`).exec(html)?.[1];
-}
-
-const globals = globalThis as { ngServerMode?: boolean };
-
 interface RecordedCall {
   readonly path: string;
   readonly cookie: string | undefined;
@@ -400,11 +386,9 @@ async function startCookieBackend(): Promise<CookieBackend> {
     response.writeHead(404).end();
   };
 
-  const server: Server = createServer(handle);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const server = await listenOnLoopback(handle);
   return {
-    origin: `http://127.0.0.1:${port}`,
+    origin: server.origin,
     reset: () => {
       calls = [];
       toGather = 1;
@@ -414,10 +398,6 @@ async function startCookieBackend(): Promise<CookieBackend> {
     calls: (path) => calls.filter((call) => call.path === path),
     refreshes: () => calls.filter((call) => call.path === '/auth/refresh'),
     all: () => calls,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      }),
+    close: () => server.close(),
   };
 }
