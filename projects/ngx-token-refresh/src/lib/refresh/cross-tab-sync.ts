@@ -17,7 +17,8 @@ export interface CrossTabSyncSettings {
 
 /** What tabs tell each other on the channel. A token comes with the version it is (see `#version`). */
 type CrossTabMessage =
-  { readonly type: 'token'; readonly token: string; readonly version: number } | { readonly type: 'signedOut' };
+  | { readonly type: 'token'; readonly token: string; readonly version: number; readonly expiresAt: number | null }
+  | { readonly type: 'signedOut' };
 
 /**
  * How long a tab that got the lock waits for the token of a refresh it knows another tab has just
@@ -131,11 +132,11 @@ export class CrossTabSync implements RefreshCoordinator {
     });
   }
 
-  announce(token: string | null): void {
+  announce(token: string | null, expiresAt: number | null): void {
     if (token === null) this.#post({ type: 'signedOut' });
     // Shared as a refreshed token is, version lock included: a tab opened later starts from that
     // version, so its own first token counts as newer here.
-    else if (this.#settings.shareToken) void this.#share(token);
+    else if (this.#settings.shareToken) void this.#share(token, expiresAt);
   }
 
   /** This tab's turn, holding the lock: refresh, unless another tab's token is about to arrive. */
@@ -171,16 +172,17 @@ export class CrossTabSync implements RefreshCoordinator {
     });
     this.#calling = false;
     if (result === null) return;
-    if (result.ok && this.#settings.shareToken) await this.#share(result.token);
+    if (result.ok && this.#settings.shareToken) await this.#share(result.token, result.expiresAt);
     subscriber.next(result);
     subscriber.complete();
   }
 
   /** Posts a new token (refreshed, or the app's), then holds the lock of its version (see the class comment). */
-  async #share(token: string): Promise<void> {
+  async #share(token: string, expiresAt: number | null): Promise<void> {
     const version = Math.max(this.#version, await this.#latestVersion()) + 1;
     this.#version = version;
-    this.#post({ type: 'token', token, version });
+    // Tabs share one clock, so the time of expiry travels as it is.
+    this.#post({ type: 'token', token, version, expiresAt });
     const previous = this.#releaseVersion;
     await new Promise<void>((granted) => {
       this.#locks
@@ -211,13 +213,13 @@ export class CrossTabSync implements RefreshCoordinator {
   }
 
   #receive(data: unknown): void {
-    const message = data as Partial<{ type: unknown; token: unknown; version: unknown }> | null;
+    const message = data as Partial<{ type: unknown; token: unknown; version: unknown; expiresAt: unknown }> | null;
     if (typeof message !== 'object' || message === null) return;
     if (message.type === 'signedOut') {
       if (this.#gate.signOut()) this.#notify(this.#settings.onSignedOutElsewhere);
       return;
     }
-    const { token, version } = message;
+    const { token, version, expiresAt } = message;
     // Anything else on the channel (another version of this library, a stranger's message) is ignored.
     if (
       message.type !== 'token' ||
@@ -231,7 +233,9 @@ export class CrossTabSync implements RefreshCoordinator {
     }
     this.#version = version;
     // While this tab's own refresh call runs, the token it brings is newer than this one.
-    if (!this.#calling) this.#gate.receive(token);
+    if (!this.#calling) {
+      this.#gate.receive(token, typeof expiresAt === 'number' && Number.isFinite(expiresAt) ? expiresAt : null);
+    }
   }
 
   #post(message: CrossTabMessage): void {

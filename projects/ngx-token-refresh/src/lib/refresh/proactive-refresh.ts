@@ -29,7 +29,8 @@ const MAX_BACKOFF_MS = 300_000;
  *   clock when the token arrived, so a device whose clock is minutes off still refreshes on time.
  *   A token put back (restored after a reload) is not fresh: the last offset measured is used, or,
  *   before any, the device's clock.
- * - A token that is not a JWT with a numeric `exp` gets no timer; nor does one that lives less than
+ * - A token that is not a JWT with a numeric `exp` counts on the expiry its issuer gave with it
+ *   (`expires_in`, on this device's clock), and without one gets no timer; nor does one that lives less than
  *   `minInterval` (it is refreshed on its 401, as without this feature: never a loop). A token
  *   without `iat` is taken as issued when it arrived fresh.
  * - At most one refresh per `minInterval`, counted from the last refresh of any kind; after failures
@@ -114,12 +115,18 @@ export class ProactiveRefresh implements RefreshScheduler {
       if (iat !== undefined) this.#offset = (iat + 1) * 1000 - now;
     }
     let due: number | null = null;
-    this.#expiresAt = isTime(exp) ? exp * 1000 - this.#offset : Infinity;
+    // A JWT's own `exp` first (the skew of the server's clock is measured on it); else what the issuer
+    // said with the token (`expires_in`, counted on this device's clock, so no skew to correct).
+    this.#expiresAt = isTime(exp)
+      ? exp * 1000 - this.#offset
+      : token === null
+        ? Infinity
+        : (this.#gate.expiresAt() ?? Infinity);
     if (this.#expiresAt !== Infinity) {
       const { leadTime, minInterval } = this.#settings;
       const expiresAt = this.#expiresAt;
       // Without `iat`, a token is taken as issued when it last arrived fresh (by the device's clock).
-      const lifetime = iat !== undefined ? (exp! - iat) * 1000 : expiresAt - this.#freshAt;
+      const lifetime = iat !== undefined && isTime(exp) ? (exp - iat) * 1000 : expiresAt - this.#freshAt;
       const backoff = this.#failures > 0 ? Math.min(minInterval * 2 ** (this.#failures - 1), MAX_BACKOFF_MS) : 0;
       // At most one refresh per minInterval, counted from the last refresh of any kind, and longer
       // after failures.

@@ -6,9 +6,17 @@ import { isUsableToken } from '../internal/is-usable-token';
 import type { ResolvedTokenRefreshOptions } from './resolve-token-refresh-options';
 import { TokenRefreshError } from './token-refresh-error';
 
-/** How one refresh call ended: a usable token with the response it came in, or why there is none. */
+/**
+ * How one refresh call ended: a usable token with the response it came in and when it expires (device
+ * time in ms, `null` when the response does not say), or why there is none.
+ */
 export type RefreshResult =
-  | { readonly ok: true; readonly token: string; readonly response: HttpResponse<unknown> }
+  | {
+      readonly ok: true;
+      readonly token: string;
+      readonly response: HttpResponse<unknown>;
+      readonly expiresAt: number | null;
+    }
   | { readonly ok: false; readonly error: unknown };
 
 /**
@@ -94,6 +102,15 @@ export class RefreshCall {
     });
   }
 
+  /** When the token of `response` expires, as `extractExpiresIn` tells; a throw there counts as unknown. */
+  #expiresAt(response: HttpResponse<unknown>): number | null {
+    try {
+      return expiresAtFrom(this.#options.extractExpiresIn?.(response));
+    } catch {
+      return null;
+    }
+  }
+
   /** The token of `response`, or why there is none: what `extractToken` threw, or `InvalidToken`. */
   #read(response: HttpResponse<unknown>): RefreshResult {
     let token: unknown;
@@ -102,7 +119,7 @@ export class RefreshCall {
     } catch (error) {
       return { ok: false, error };
     }
-    if (isUsableToken(token)) return { ok: true, token, response };
+    if (isUsableToken(token)) return { ok: true, token, response, expiresAt: this.#expiresAt(response) };
     return {
       ok: false,
       error: new TokenRefreshError(
@@ -114,6 +131,11 @@ export class RefreshCall {
     };
   }
 }
+/** `Date.now() + seconds` for a positive finite number of seconds, else `null`. */
+export function expiresAtFrom(seconds: unknown): number | null {
+  return typeof seconds === 'number' && seconds > 0 && seconds < Infinity ? Date.now() + seconds * 1000 : null;
+}
+
 /** Dev mode: what `extractToken` returned instead of a token, for the error message. */
 function describeNonToken(token: unknown): string {
   if (typeof token !== 'string') return String(token);

@@ -6,8 +6,11 @@ import type { ResolvedTokenRefreshOptions } from './resolve-token-refresh-option
 
 /** What the gate lets a coordinator do to it: the way in for news from other tabs. */
 export interface CoordinatedGate {
-  /** Another tab brought `token` (it refreshed, or signed in): use it from now on. */
-  receive(token: string): void;
+  /**
+   * Another tab brought `token` (it refreshed, or signed in): use it from now on. `expiresAt`: when it
+   * expires (ms since the epoch), if its issuer said.
+   */
+  receive(token: string, expiresAt: number | null): void;
   /** Another tab signed out: forget the token. Whether this tab had anything to forget. */
   signOut(): boolean;
 }
@@ -23,8 +26,11 @@ export interface RefreshCoordinator {
    * refresh ended otherwise (a token from another tab, a sign-out, the application destroyed).
    */
   coordinate(refresh: Observable<RefreshResult>): Observable<RefreshResult>;
-  /** The application set a token (a sign-in) or cleared it (a sign-out): tell the other tabs. */
-  announce(token: string | null): void;
+  /**
+   * The application set a token (a sign-in) or cleared it (a sign-out): tell the other tabs, with
+   * when the token expires if known.
+   */
+  announce(token: string | null, expiresAt: number | null): void;
 }
 
 /** Makes the coordinator of a gate, in the gate's injection context; `null` where it cannot work. */

@@ -24,7 +24,7 @@ import {
 
 import { injectCallbackRunner } from '../internal/inject-callback-runner';
 import { createTokenUrlPolicy, readBaseHref } from './create-token-url-policy';
-import { RefreshCall, type RefreshResult } from './refresh-call';
+import { RefreshCall, type RefreshResult, expiresAtFrom } from './refresh-call';
 import type { RefreshCoordinator, RefreshCoordinatorFactory } from './refresh-coordinator';
 import type { RefreshScheduler, RefreshSchedulerFactory } from './refresh-scheduler';
 import type { RenderSession, RenderSessionFactory } from './render-session';
@@ -107,6 +107,8 @@ export class RefreshGate {
   readonly #token = signal<string | null>(null);
   /** The token as `#token` holds it, read on the request path without a signal read. */
   #current: string | null = null;
+  /** When `#current` expires (device time, ms), as its issuer said (`expires_in`); `null` when unknown. */
+  #expiresAt: number | null = null;
   readonly #events = new Subject<TokenRefreshEvent>();
   /** The refresh in flight, or `null` when idle. */
   #inFlight: InFlight | null = null;
@@ -133,7 +135,7 @@ export class RefreshGate {
     token: this.#token.asReadonly(),
     events: this.#events.asObservable(),
     refresh: () => this.refresh(),
-    setToken: (token, options) => this.setToken(token, !options?.restored),
+    setToken: (token, options) => this.setToken(token, !options?.restored, expiresAtFrom(options?.expiresIn)),
     disable: () => this.#setDisabled(true),
     enable: () => this.#setDisabled(false),
   };
@@ -148,11 +150,14 @@ export class RefreshGate {
     this.#allows = createTokenUrlPolicy(options.allowedOrigins, () => readBaseHref(document));
     inject(DestroyRef).onDestroy(() => this.#destroy());
     this.#coordinator =
-      features.coordinator?.({ receive: (token) => this.#receive(token), signOut: () => this.#signOut() }, options) ??
-      null;
+      features.coordinator?.(
+        { receive: (token, expiresAt) => this.#receive(token, expiresAt), signOut: () => this.#signOut() },
+        options,
+      ) ?? null;
     this.#scheduler =
       features.scheduler?.({
         token: () => this.#current,
+        expiresAt: () => this.#expiresAt,
         disabled: () => this.#disabled,
         refresh: (ahead) => void (this.#inFlight || this.#disabled || this.#start(null, ahead)),
         emit: (event) => this.#emit(event),
@@ -207,14 +212,15 @@ export class RefreshGate {
   /**
    * The app's token (a login) or `null` (a logout). `fresh: false` (the public `{ restored: true }`):
    * a token put back, not a new one, so no clock is read from it and other tabs are not told.
+   * `expiresAt`: when it expires (device time, ms), if its issuer said.
    */
-  setToken(token: string | null, fresh = true): void {
+  setToken(token: string | null, fresh = true, expiresAt: number | null = null): void {
     const inFlight = this.#inFlight;
-    this.#setCurrentToken(token, fresh);
+    this.#setCurrentToken(token, fresh, expiresAt);
     // The app decided (a login, a logout) while a refresh ran: its answer no longer matters. End it
     // without callbacks; waiters repeat with the app's token, or get their own error after a logout.
     if (inFlight) this.#end({ inFlight });
-    if (fresh) this.#coordinator?.announce(token);
+    if (fresh) this.#coordinator?.announce(token, this.#expiresAt);
   }
 
   /** `request` with `token` written by `setAuthHeader`, if its URL may carry a token; else unchanged. */
@@ -350,7 +356,7 @@ export class RefreshGate {
         ),
       };
     } else if (result?.ok) {
-      this.#setCurrentToken(result.token, true);
+      this.#setCurrentToken(result.token, true, result.expiresAt);
       // Callbacks run before the waiters go on: a token stored by onRefreshSuccess is in place for
       // the repeats, and onRefreshFailure can clear the session before callers see their errors.
       this.#emit({ type: 'refreshSucceeded' });
@@ -385,10 +391,10 @@ export class RefreshGate {
   }
 
   /** Another tab brought a token: it replaces this tab's, and ends a refresh waiting for its turn. */
-  #receive(token: string): void {
+  #receive(token: string, expiresAt: number | null): void {
     if (token === this.#current) return;
     const inFlight = this.#inFlight;
-    this.#setCurrentToken(token, true);
+    this.#setCurrentToken(token, true, expiresAt);
     this.#emit({ type: 'tokenReceived', waiting: inFlight !== null });
     if (inFlight) this.#end({ inFlight });
   }
@@ -402,8 +408,9 @@ export class RefreshGate {
   }
 
   /** `fresh`: just issued (a refresh, a sign-in), not put back; for the scheduler's clock. */
-  #setCurrentToken(token: string | null, fresh: boolean): void {
+  #setCurrentToken(token: string | null, fresh: boolean, expiresAt: number | null = null): void {
     this.#current = token;
+    this.#expiresAt = token === null ? null : expiresAt;
     this.#token.set(token);
     this.#epoch++;
     this.#scheduler?.plan(fresh);

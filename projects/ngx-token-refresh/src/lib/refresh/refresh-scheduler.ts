@@ -6,6 +6,8 @@ import type { TokenRefreshEvent } from './token-refresh-event';
 export interface ScheduledGate {
   /** The current token, or `null`. */
   token(): string | null;
+  /** When the current token expires (device time, ms) as its issuer said (`expires_in`), or `null`. */
+  expiresAt(): number | null;
   /** Whether the interceptor is disabled (a pass-through): then nothing is refreshed ahead of time. */
   disabled(): boolean;
   /**

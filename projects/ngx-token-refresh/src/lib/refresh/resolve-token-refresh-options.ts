@@ -9,6 +9,7 @@ import type { TokenRefreshOptions } from './token-refresh-options';
 export interface ResolvedTokenRefreshOptions {
   readonly refreshApiCall: () => ObservableInput<HttpResponse<unknown>>;
   readonly extractToken: (response: HttpResponse<unknown>) => string;
+  readonly extractExpiresIn: ((response: HttpResponse<unknown>) => number | null | undefined) | undefined;
   readonly setAuthHeader: (request: HttpRequest<unknown>, token: string) => HttpRequest<unknown>;
   readonly refreshOnStatus: readonly number[];
   readonly maxRetryCount: number;
@@ -53,7 +54,7 @@ function assertValidOptions(options: TokenRefreshOptions, caller: string): void 
     fail('refreshApiCall is required: a function returning the refresh response');
   if (typeof options.extractToken !== 'function')
     fail('extractToken is required: a function reading the new token from the refresh response');
-  for (const name of ['setAuthHeader', 'onRefreshSuccess', 'onRefreshFailure'] as const) {
+  for (const name of ['extractExpiresIn', 'setAuthHeader', 'onRefreshSuccess', 'onRefreshFailure'] as const) {
     if (options[name] !== undefined && typeof options[name] !== 'function') fail(`${name} must be a function`);
   }
   const { refreshOnStatus, maxRetryCount, refreshTimeout, attachToken, allowedOrigins } = options;

@@ -40,6 +40,16 @@ export interface TokenRefreshOptions {
   readonly extractToken: (response: HttpResponse<unknown>) => string;
 
   /**
+   * Reads how many seconds the new token lives from the refresh response (OAuth's `expires_in`).
+   * `withProactiveRefresh` uses it for a token whose expiry it cannot read (an opaque token, or a JWT
+   * without `exp`); with `withCrossTabSync` the expiry travels with the token to the other tabs.
+   * Anything but a positive finite number means "unknown", and never fails the refresh. Default: none.
+   *
+   * @example (response) => (response.body as { expires_in?: number }).expires_in
+   */
+  readonly extractExpiresIn?: (response: HttpResponse<unknown>) => number | null | undefined;
+
+  /**
    * Writes the token into a (cloned) request. Called only for requests whose URL is allowed to carry
    * the token (see `allowedOrigins`).
    *

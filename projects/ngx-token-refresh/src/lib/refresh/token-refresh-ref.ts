@@ -47,9 +47,10 @@ export interface TokenRefreshRef {
    * A token counts as just issued: `withProactiveRefresh` reads the server's clock from its `iat`,
    * and `withCrossTabSync` hands it to the other tabs. For a token you put back (restored from
    * storage after a reload), pass `{ restored: true }`: it is read with the clock offset measured
-   * last (or the device's clock), and the other tabs keep theirs.
+   * last (or the device's clock), and the other tabs keep theirs. `expiresIn`: how many seconds the
+   * token lives (OAuth's `expires_in`), for `withProactiveRefresh` when the token is opaque.
    */
-  setToken(token: string | null, options?: { readonly restored?: boolean }): void;
+  setToken(token: string | null, options?: { readonly restored?: boolean; readonly expiresIn?: number }): void;
 
   /**
    * Turns the interceptor into a pass-through: every request and response goes by untouched, and

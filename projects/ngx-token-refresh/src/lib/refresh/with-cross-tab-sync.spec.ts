@@ -223,6 +223,30 @@ describe('withCrossTabSync', () => {
     await expect(second.get('/a')).resolves.toBe('/a');
   });
 
+  it("passes an opaque token's lifetime (expires_in) on with it, so the tab that takes it plans its refresh too", async () => {
+    for (let client = 1; client <= 2; client++) {
+      tabs.push(
+        await openTab(browser, client, server, [
+          provideTokenRefresh(FAKE_REFRESH, withCrossTabSync(), withProactiveRefresh({ leadTime: 60_000 })),
+        ]),
+      );
+    }
+    const [first, second] = tabs;
+    const planned: (number | null)[] = [];
+    second.state.events.subscribe((event) => {
+      if (event.type === 'refreshScheduled') planned.push(event.at);
+    });
+    const signedInAt = Date.now();
+    first.state.setToken('opaque-token', { expiresIn: 600 });
+    await pause(5);
+
+    expect(second.state.token()).toBe('opaque-token');
+    expect(planned).toHaveLength(1);
+    // Due a minute before the expiry the first tab was told, on the clock the tabs share.
+    expect(planned[0]).toBeGreaterThanOrEqual(signedInAt + 540_000);
+    expect(planned[0]).toBeLessThanOrEqual(Date.now() + 540_000);
+  });
+
   it('a tab opened after a sign-in shares its first refresh with the tab that signed in', async () => {
     const setup = () => [provideTokenRefresh(FAKE_REFRESH, withCrossTabSync())];
     const first = await openTab(browser, 1, server, setup());

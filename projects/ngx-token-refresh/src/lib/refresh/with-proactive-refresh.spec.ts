@@ -23,7 +23,7 @@ import {
 } from 'ngx-token-refresh';
 import { provideAuth } from 'ngx-token-refresh/client';
 import { createTestJwt } from 'ngx-token-refresh/testing';
-import { Observable } from 'rxjs';
+import { Observable, firstValueFrom } from 'rxjs';
 
 /*
  * withProactiveRefresh on a virtual clock: Jest's fake timers drive setTimeout and Date.now, and
@@ -542,6 +542,88 @@ describe('withProactiveRefresh', () => {
       expect(await settled(get())).toBe(401);
       expect(failures).toHaveLength(1);
       expect(state.token()).toBeNull();
+    });
+  });
+
+  describe('an opaque token, with the lifetime its issuer gave (expires_in)', () => {
+    /** An `expires_in` that `extractExpiresIn` throws on. */
+    const THROW = Symbol('throw');
+
+    /** An OAuth-style server: opaque tokens, `expires_in` seconds, refreshes counted. */
+    function setupOpaque(expiresIn: () => unknown) {
+      const refreshes: number[] = [];
+      let serial = 0;
+      const backend: HttpBackend = {
+        handle: (request) =>
+          new Observable<HttpEvent<unknown>>((subscriber) => {
+            if (request.url === '/token') refreshes.push(Date.now());
+            subscriber.next(
+              new HttpResponse({ status: 200, body: { access_token: `opaque-${++serial}`, expires_in: expiresIn() } }),
+            );
+            subscriber.complete();
+          }),
+      };
+      TestBed.configureTestingModule({
+        providers: [
+          provideHttpClient(withInterceptors([tokenRefreshInterceptor])),
+          { provide: HttpBackend, useValue: backend },
+          provideTokenRefresh(
+            {
+              refreshApiCall: () => inject(HttpClient).post('/token', null, { observe: 'response' }),
+              extractToken: (response) => (response.body as { access_token: string }).access_token,
+              extractExpiresIn: (response) => {
+                const { expires_in } = response.body as { expires_in: unknown };
+                if (expires_in === THROW) throw new Error('unreadable');
+                return expires_in as number;
+              },
+            },
+            withProactiveRefresh({ leadTime: 30 * SECOND }),
+          ),
+        ],
+      });
+      const state = TestBed.runInInjectionContext(() => injectTokenRefresh());
+      const events: TokenRefreshEvent[] = [];
+      state.events.subscribe((event) => events.push(event));
+      const due = () => events.filter((event) => event.type === 'refreshScheduled').at(-1)?.at;
+      return { state, refreshes, due };
+    }
+
+    it("plans from setToken's expiresIn, then from each refresh's extractExpiresIn, by the device's clock", async () => {
+      const { state, refreshes, due } = setupOpaque(() => 300);
+      state.setToken('opaque-signed-in', { expiresIn: 600 });
+      expect(due()).toBe(START + 600 * SECOND - 30 * SECOND);
+      await advance(570 * SECOND - 1);
+      expect(refreshes).toEqual([]);
+      await advance(1);
+      expect(refreshes).toEqual([START + 570 * SECOND]);
+      expect(state.token()).toBe('opaque-1');
+      // The refreshed token lives 300 s from when it arrived.
+      expect(due()).toBe(START + 570 * SECOND + 300 * SECOND - 30 * SECOND);
+      await advance(270 * SECOND);
+      expect(refreshes).toHaveLength(2);
+    });
+
+    it("prefers a JWT's own exp to the expiresIn given with it", () => {
+      const { state, due } = setupOpaque(() => 300);
+      const iat = Math.floor(START / 1000);
+      state.setToken(createTestJwt({ iat, exp: iat + 120 }), { expiresIn: 3600 });
+      // exp - 30 s, with the second that iat may be late by.
+      expect(due()).toBe(START + 120 * SECOND - 30 * SECOND - SECOND);
+    });
+
+    it('sets no timer for a lifetime that is missing, zero, negative, not a number, or thrown, and the refresh still succeeds', async () => {
+      const values: unknown[] = [undefined, 0, -5, '300', NaN, Infinity, THROW];
+      let index = 0;
+      const { state, refreshes, due } = setupOpaque(() => values[index++]);
+      state.setToken('opaque-signed-in');
+      expect(due()).toBeNull();
+      for (let attempt = 1; attempt <= values.length; attempt++) {
+        await firstValueFrom(state.refresh());
+        expect(state.token()).toBe(`opaque-${attempt}`);
+        expect(due()).toBeNull();
+      }
+      await advance(60 * MINUTE);
+      expect(refreshes).toHaveLength(values.length);
     });
   });
 

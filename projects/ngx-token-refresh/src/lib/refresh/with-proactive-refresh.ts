@@ -26,8 +26,10 @@ export interface ProactiveRefreshOptions {
  * a refresh ahead of time and a wave of 401s are one and the same call.
  *
  * - **When**: `leadTime` (one minute) before the token's `exp`, read from the token (a JWT) without
- *   verifying it. An opaque (non-JWT) token, or one without a numeric `exp`, gets no timer and is
- *   refreshed on its 401 as without this feature.
+ *   verifying it. For an opaque (non-JWT) token, or one without a numeric `exp`, the lifetime its
+ *   issuer gave with it counts (OAuth's `expires_in`: the `extractExpiresIn` option, `setToken`'s
+ *   `expiresIn`, or the OAuth preset of `ngx-token-refresh/oauth`); without one it gets no timer and
+ *   is refreshed on its 401 as without this feature.
  * - **Clock skew**: the device's clock is not trusted. The server's time is read from the `iat` of
  *   each new token when it arrives, so a device whose clock is minutes fast or slow still refreshes on
  *   time. A token given to `setToken()` counts as just issued.
