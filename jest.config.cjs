@@ -15,6 +15,7 @@ const shared = {
     '^ngx-token-refresh/client$': '<rootDir>/projects/ngx-token-refresh/client/src/public-api.ts',
     '^ngx-token-refresh/testing$': '<rootDir>/projects/ngx-token-refresh/testing/src/public-api.ts',
     '^ngx-token-refresh/router$': '<rootDir>/projects/ngx-token-refresh/router/src/public-api.ts',
+    '^ngx-token-refresh/oauth$': '<rootDir>/projects/ngx-token-refresh/oauth/src/public-api.ts',
     // The contract and its demo data, by the alias both backends import them with (tsconfig.json's paths).
     '^#contract$': '<rootDir>/projects/contract/src/public-api.ts',
     '^#contract/demo$': '<rootDir>/projects/contract/demo/public-api.ts',

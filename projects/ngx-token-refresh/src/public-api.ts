@@ -30,6 +30,7 @@ export type { JwtClaims } from './lib/jwt/parse-jwt-claims';
 // Not part of the public API: they may change or go away in any release.
 export { injectCallbackRunner as ɵinjectCallbackRunner } from './lib/internal/inject-callback-runner';
 export { isSameOriginPath as ɵisSameOriginPath } from './lib/internal/is-same-origin-path';
+export { isSecureTokenUrl as ɵisSecureTokenUrl } from './lib/refresh/create-token-url-policy';
 export { isUsableToken as ɵisUsableToken } from './lib/internal/is-usable-token';
 export { RuntimeError as ɵRuntimeError, warnRuntime as ɵwarnRuntime } from './lib/internal/runtime-error';
 export { injectTokenWriter as ɵinjectTokenWriter } from './lib/refresh/inject-token-writer';
