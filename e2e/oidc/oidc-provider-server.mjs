@@ -1,0 +1,498 @@
+/* global fetch, structuredClone, URLSearchParams */
+// A certified OpenID Provider for the tests of ngx-token-refresh/oauth: the npm package
+// `oidc-provider` (OpenID Certified), configured as a browser app meets a real identity server:
+// one public client, the authorization code flow with PKCE, strict refresh-token rotation, short
+// opaque access tokens, and the userinfo endpoint as the protected resource. Nothing here changes
+// how the provider answers; the harness only watches it (its events), and, under /__harness/,
+// offers test hooks that a real identity server does not have.
+//
+// As a module:  const provider = await startOidcProvider({ accessTokenTtl: 4, corsOrigins: [...] });
+// As a script:  PORT=4444 ACCESS_TOKEN_TTL=5 node e2e/oidc/oidc-provider-server.mjs
+//               (prints `oidc-provider ready <issuer>` once listening; see README.md for every variable)
+//
+// Rotation grace: oidc-provider has none to turn off. Its refresh grant (lib/actions/grants/
+// refresh_token.js in 9.13.3) consumes the presented token and saves a new one before it answers;
+// a consumed token presented again destroys it and revokes the whole grant (every refresh and
+// access token of the sign-in) and answers invalid_grant "refresh token already used", at once,
+// whatever the time since the rotation. The only knob is whether to rotate at all
+// (`rotateRefreshToken`, by default rotating for public clients like this one); it is `true` here.
+// So every test against this harness runs with no grace window: the client alone must be correct.
+import { generateKeyPairSync, randomBytes, createHash } from 'node:crypto';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { pathToFileURL } from 'node:url';
+
+import Provider from 'oidc-provider';
+
+/** The one client: a browser app, so public (no secret) and bound to PKCE. */
+export const CLIENT_ID = 'spa';
+
+/** Where the harness's own sign-in (`POST /__harness/sign-in`) sends the code; never opened. */
+const HARNESS_CALLBACK = '/__harness/callback';
+
+/**
+ * Starts oidc-provider on 127.0.0.1 and ::1 (both, so that `localhost` works whichever a client
+ * resolves first), its issuer `http://localhost:<port>`.
+ *
+ * @param {object} [options]
+ * @param {number} [options.port] default 0: a free port
+ * @param {number} [options.accessTokenTtl] seconds an access token lives (its `expires_in`); default 5
+ * @param {string[]} [options.redirectUris] the client's redirect URIs besides the harness's own
+ * @param {string[]} [options.corsOrigins] origins allowed to call the token, revocation and userinfo
+ *   endpoints from a browser, besides the origins of the redirect URIs
+ * @param {string} [options.storeFile] keep the provider's data (grants, tokens, sessions, and the
+ *   signing and cookie keys) in this JSON file, written on every change and read at start: a restart
+ *   then keeps every session. Without it, everything lives in memory and a restart forgets it all.
+ * @returns {Promise<{ issuer: string, port: number, provider: Provider, stats(): Stats,
+ *   resetStats(): void, dropNextRefresh(): void, expireAccessTokens(): number,
+ *   signIn(login?: string): Promise<object>, close(): Promise<void> }>}
+ */
+export async function startOidcProvider(options = {}) {
+  const { port: wantedPort = 0, accessTokenTtl = 5, redirectUris = [], corsOrigins = [], storeFile } = options;
+
+  let handle = (_req, res) => res.writeHead(503).end();
+  const servers = [createServer((req, res) => handle(req, res))];
+  const port = await listen(servers[0], wantedPort, '127.0.0.1');
+  const ipv6 = createServer((req, res) => handle(req, res));
+  // A machine without IPv6 loopback still serves 127.0.0.1.
+  if (await listen(ipv6, port, '::1').catch(() => undefined)) servers.push(ipv6);
+
+  const issuer = `http://localhost:${port}`;
+  const store = new FileBackedStore(storeFile);
+  const keys = store.keys ?? store.setKeys(newKeys());
+  const allRedirectUris = [...redirectUris, `${issuer}${HARNESS_CALLBACK}`];
+  const allowedOrigins = new Set([...corsOrigins, ...redirectUris.map((uri) => new URL(uri).origin)]);
+
+  const provider = new Provider(issuer, {
+    adapter: (name) => new StoreAdapter(name, store),
+    clients: [
+      {
+        client_id: CLIENT_ID,
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        redirect_uris: allRedirectUris,
+      },
+    ],
+    pkce: { required: () => true },
+    scopes: ['openid', 'offline_access'],
+    // Every code exchange gets a refresh token, offline_access or not. (The default issues one only
+    // when the grant holds offline_access, which OpenID Connect grants only with prompt=consent;
+    // without offline_access the refresh token would also end with the provider's browser session.)
+    issueRefreshToken: () => true,
+    rotateRefreshToken: true,
+    ttl: {
+      AccessToken: accessTokenTtl,
+      AuthorizationCode: 60,
+      IdToken: 3600,
+      Interaction: 600,
+      // The rotated token inherits what is left of the first one's day (the provider's own rule for
+      // public browser clients), so a sign-in lasts a day however often it refreshes.
+      RefreshToken: (ctx) => ctx?.oidc?.entities.RotatedRefreshToken?.remainingTTL ?? 24 * 3600,
+      Session: 24 * 3600,
+      Grant: 24 * 3600,
+    },
+    // Access tokens stay opaque (the default): the client learns their lifetime from expires_in only.
+    // And they end on time: the default tolerance (15 s) would accept a 5-second token for 20.
+    clockTolerance: 0,
+    clientBasedCORS: (_ctx, origin) => allowedOrigins.has(origin),
+    features: {
+      devInteractions: { enabled: true },
+      revocation: { enabled: true, allowedPolicy: (_ctx, client, token) => token.clientId === client.clientId },
+      userinfo: { enabled: true },
+    },
+    findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
+    jwks: { keys: [keys.signingKey] },
+    cookies: { keys: keys.cookieKeys },
+  });
+
+  const counts = newStats();
+  let dropNext = false;
+  const grantType = (ctx) => ctx?.oidc?.params?.grant_type;
+  provider.on('grant.success', (ctx) => {
+    if (grantType(ctx) === 'authorization_code') counts.codeGrants += 1;
+    if (grantType(ctx) !== 'refresh_token') return;
+    counts.refreshGrants += 1;
+    if (dropNext) {
+      // The grant is done (the presented token consumed, the new one saved) and its answer not yet
+      // written: destroying the connection now is an answer lost on the way back.
+      dropNext = false;
+      counts.droppedAnswers += 1;
+      ctx.req.socket.destroy();
+    }
+  });
+  provider.on('grant.error', (ctx, error) => {
+    if (grantType(ctx) !== 'refresh_token') return;
+    counts.refreshFailures[error.error] = (counts.refreshFailures[error.error] ?? 0) + 1;
+    // The provider's own words when a rotated refresh token comes back (and the grant is revoked).
+    if (error.error_detail === 'refresh token already used') counts.reuseDetected += 1;
+  });
+  provider.on('grant.revoked', () => {
+    counts.revoked += 1;
+  });
+
+  const providerCallback = provider.callback();
+  const harness = {
+    issuer,
+    port,
+    provider,
+    /** What the provider did since the start (or the last `resetStats()`): see README.md. */
+    stats: () => structuredClone(counts),
+    resetStats: () => Object.assign(counts, newStats()),
+    /** The next refresh grant is processed, but its answer never reaches the client. */
+    dropNextRefresh: () => {
+      dropNext = true;
+    },
+    /** Expires every access token issued so far (their refresh tokens stay valid); returns how many. */
+    expireAccessTokens: () => store.expireAccessTokens(),
+    /** The authorization code flow with PKCE over HTTP, as a user in a browser; the token response. */
+    signIn: (login = 'ada') => signIn(issuer, login),
+    close: async () => {
+      await Promise.all(
+        servers.map(
+          (server) =>
+            new Promise((resolve) => {
+              server.close(() => resolve());
+              server.closeAllConnections();
+            }),
+        ),
+      );
+    },
+  };
+
+  handle = (req, res) => {
+    const { pathname } = new URL(req.url, issuer);
+    if (pathname.startsWith('/__harness/')) {
+      answerHarness(harness, req, res, pathname).catch((error) => {
+        if (!res.headersSent) sendJson(res, 500, { error: 'harness_error', error_description: String(error) });
+      });
+      return;
+    }
+    if (pathname === '/me' && req.method !== 'OPTIONS') {
+      res.on('finish', () => {
+        if (res.statusCode === 200) counts.userinfo.ok += 1;
+        else if (res.statusCode === 401) counts.userinfo.unauthorized += 1;
+      });
+    }
+    providerCallback(req, res);
+  };
+  return harness;
+}
+
+/**
+ * @typedef {object} Stats
+ * @property {number} codeGrants authorization codes exchanged (sign-ins)
+ * @property {number} refreshGrants refresh grants the provider granted (dropped answers included)
+ * @property {Record<string, number>} refreshFailures refused refresh grants by OAuth error code
+ * @property {number} reuseDetected rotated refresh tokens presented again (each revoked its grant)
+ * @property {number} revoked grants revoked (reuse, or a refresh token revoked at the revocation endpoint)
+ * @property {number} droppedAnswers refresh answers destroyed by `drop-next-refresh`
+ * @property {{ ok: number, unauthorized: number }} userinfo answers of the protected resource
+ */
+function newStats() {
+  return {
+    codeGrants: 0,
+    refreshGrants: 0,
+    refreshFailures: {},
+    reuseDetected: 0,
+    revoked: 0,
+    droppedAnswers: 0,
+    userinfo: { ok: 0, unauthorized: 0 },
+  };
+}
+
+/** The test hooks: in front of the provider, in this harness only. */
+async function answerHarness(harness, req, res, pathname) {
+  const route = `${req.method} ${pathname}`;
+  switch (route) {
+    case 'GET /__harness/stats':
+      return sendJson(res, 200, harness.stats());
+    case 'POST /__harness/reset-stats':
+      harness.resetStats();
+      return sendJson(res, 200, harness.stats());
+    case 'POST /__harness/drop-next-refresh':
+      harness.dropNextRefresh();
+      return sendJson(res, 200, { dropNextRefresh: true });
+    case 'POST /__harness/expire-access-tokens':
+      return sendJson(res, 200, { expired: harness.expireAccessTokens() });
+    case 'POST /__harness/sign-in': {
+      const body = await readJson(req);
+      return sendJson(res, 200, await harness.signIn(typeof body.login === 'string' ? body.login : undefined));
+    }
+    default:
+      return sendJson(res, 404, { error: 'not_found', error_description: `no harness route ${route}` });
+  }
+}
+
+/**
+ * Signs `login` in as a browser would, over HTTP against the provider itself: the authorization
+ * request with a PKCE challenge, the devInteractions login form (any login and password) and consent
+ * form, each redirect followed with the cookies set so far, then the code exchanged at the token
+ * endpoint with the verifier. Each call is a new browser: a new provider session and a new grant.
+ */
+async function signIn(issuer, login) {
+  const redirectUri = `${issuer}${HARNESS_CALLBACK}`;
+  const verifier = randomBytes(32).toString('base64url');
+  const state = randomBytes(16).toString('base64url');
+  const authorize = new URL('/auth', issuer);
+  authorize.search = new URLSearchParams({
+    client_id: CLIENT_ID,
+    response_type: 'code',
+    redirect_uri: redirectUri,
+    scope: 'openid offline_access',
+    // offline_access stays in the grant only with a consent prompt (OpenID Connect Core §11).
+    prompt: 'consent',
+    state,
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+  }).toString();
+
+  const cookies = new Map();
+  let request = { url: authorize, method: 'GET', body: undefined };
+  let code;
+  for (let step = 0; step < 12 && code === undefined; step++) {
+    const response = await fetch(request.url, {
+      method: request.method,
+      body: request.body,
+      redirect: 'manual',
+      headers: {
+        cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join('; '),
+        ...(request.body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+      },
+    });
+    for (const header of response.headers.getSetCookie()) {
+      const [pair, ...attributes] = header.split(';');
+      const name = pair.slice(0, pair.indexOf('=')).trim();
+      const value = pair.slice(pair.indexOf('=') + 1).trim();
+      const expired = attributes.some((attribute) => /^\s*expires=Thu, 01 Jan 1970/i.test(attribute));
+      if (expired || value === '') cookies.delete(name);
+      else cookies.set(name, value);
+    }
+    const location = response.headers.get('location');
+    if (response.status >= 300 && response.status < 400 && location) {
+      const next = new URL(location, request.url);
+      if (`${next.origin}${next.pathname}` === redirectUri) {
+        if (next.searchParams.get('state') !== state) throw new Error('sign-in: the state came back changed');
+        const error = next.searchParams.get('error');
+        if (error) throw new Error(`sign-in: ${error} ${next.searchParams.get('error_description') ?? ''}`);
+        code = next.searchParams.get('code');
+      }
+      request = { url: next, method: 'GET', body: undefined };
+      continue;
+    }
+    const html = await response.text();
+    const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
+    const prompt = /name="prompt" value="([a-z]+)"/.exec(html)?.[1];
+    if (response.status !== 200 || !action || !prompt) {
+      throw new Error(`sign-in: unexpected ${response.status} at ${request.url}: ${html.slice(0, 300)}`);
+    }
+    const fields = prompt === 'login' ? { prompt, login, password: 'any' } : { prompt };
+    request = {
+      url: new URL(action.replaceAll('&amp;', '&'), request.url),
+      method: 'POST',
+      body: new URLSearchParams(fields),
+    };
+  }
+  if (!code) throw new Error('sign-in: no authorization code after 12 steps');
+
+  const token = await fetch(new URL('/token', issuer), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri,
+      client_id: CLIENT_ID,
+      code_verifier: verifier,
+    }),
+  });
+  const body = await token.json();
+  if (!token.ok) throw new Error(`sign-in: the code exchange answered ${token.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+/**
+ * Everything the provider stores, by key, with an expiry; optionally mirrored to a JSON file
+ * (written whole on every change, through a rename so a kill never leaves half a file).
+ */
+class FileBackedStore {
+  /** @type {Map<string, { value: any, expiresAt: number | null }>} */
+  #entries = new Map();
+  #file;
+  keys;
+
+  constructor(file) {
+    this.#file = file;
+    if (file && existsSync(file)) {
+      const saved = JSON.parse(readFileSync(file, 'utf8'));
+      this.keys = saved.keys;
+      this.#entries = new Map(saved.entries);
+    }
+  }
+
+  setKeys(keys) {
+    this.keys = keys;
+    this.#save();
+    return keys;
+  }
+
+  get(key) {
+    const entry = this.#entries.get(key);
+    if (!entry) return undefined;
+    if (entry.expiresAt !== null && entry.expiresAt <= Date.now()) {
+      this.#entries.delete(key);
+      return undefined;
+    }
+    return entry.value;
+  }
+
+  set(key, value, expiresInSeconds) {
+    const expiresAt = typeof expiresInSeconds === 'number' ? Date.now() + expiresInSeconds * 1000 : null;
+    this.#entries.set(key, { value, expiresAt });
+    this.#save();
+  }
+
+  /** Keeps the entry's expiry; for a change to a stored value (a consumed token). */
+  touch(key) {
+    if (this.#entries.has(key)) this.#save();
+  }
+
+  delete(key) {
+    if (this.#entries.delete(key)) this.#save();
+  }
+
+  expireAccessTokens() {
+    const past = Math.floor(Date.now() / 1000) - 1;
+    let count = 0;
+    for (const [key, entry] of this.#entries) {
+      if (key.startsWith('AccessToken:') && entry.value.exp > past) {
+        entry.value.exp = past;
+        count += 1;
+      }
+    }
+    this.#save();
+    return count;
+  }
+
+  #save() {
+    if (!this.#file) return;
+    const now = Date.now();
+    const entries = [...this.#entries].filter(([, entry]) => entry.expiresAt === null || entry.expiresAt > now);
+    writeFileSync(`${this.#file}.tmp`, JSON.stringify({ keys: this.keys, entries }));
+    renameSync(`${this.#file}.tmp`, this.#file);
+  }
+}
+
+/** oidc-provider's adapter interface (one instance per model name) over the store. */
+class StoreAdapter {
+  #model;
+  #store;
+
+  constructor(model, store) {
+    this.#model = model;
+    this.#store = store;
+  }
+
+  #key(id) {
+    return `${this.#model}:${id}`;
+  }
+
+  async upsert(id, payload, expiresIn) {
+    const key = this.#key(id);
+    if (payload.grantId) {
+      const members = new Set(this.#store.get(`grant:${payload.grantId}`) ?? []);
+      members.add(key);
+      this.#store.set(`grant:${payload.grantId}`, [...members]);
+    }
+    if (this.#model === 'Session') this.#store.set(`sessionUid:${payload.uid}`, id, expiresIn);
+    if (payload.userCode) this.#store.set(`userCode:${payload.userCode}`, id, expiresIn);
+    this.#store.set(key, payload, expiresIn);
+  }
+
+  async find(id) {
+    return this.#store.get(this.#key(id));
+  }
+
+  async findByUid(uid) {
+    const id = this.#store.get(`sessionUid:${uid}`);
+    return id === undefined ? undefined : this.find(id);
+  }
+
+  async findByUserCode(userCode) {
+    const id = this.#store.get(`userCode:${userCode}`);
+    return id === undefined ? undefined : this.find(id);
+  }
+
+  async consume(id) {
+    const payload = this.#store.get(this.#key(id));
+    if (!payload) return;
+    payload.consumed = Math.floor(Date.now() / 1000);
+    this.#store.touch(this.#key(id));
+  }
+
+  async destroy(id) {
+    this.#store.delete(this.#key(id));
+  }
+
+  async revokeByGrantId(grantId) {
+    for (const key of this.#store.get(`grant:${grantId}`) ?? []) this.#store.delete(key);
+    this.#store.delete(`grant:${grantId}`);
+  }
+}
+
+/** A signing key for ID tokens (RS256, what clients expect by default) and cookie-signing keys. */
+function newKeys() {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  return {
+    signingKey: {
+      ...privateKey.export({ format: 'jwk' }),
+      kid: randomBytes(8).toString('hex'),
+      use: 'sig',
+      alg: 'RS256',
+    },
+    cookieKeys: [randomBytes(32).toString('base64url')],
+  };
+}
+
+function listen(server, port, host) {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server.address().port);
+    });
+  });
+}
+
+function sendJson(res, status, body) {
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body));
+}
+
+async function readJson(req) {
+  let text = '';
+  for await (const chunk of req) text += chunk;
+  return text.trim() === '' ? {} : JSON.parse(text);
+}
+
+function list(value) {
+  return (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  // oidc-provider prints its notices on stdout; the ready line must be the only thing there.
+  console.info = (...args) => console.error(...args);
+  const harness = await startOidcProvider({
+    port: Number(process.env.PORT ?? 4444),
+    accessTokenTtl: Number(process.env.ACCESS_TOKEN_TTL ?? 5),
+    redirectUris: list(process.env.REDIRECT_URIS),
+    corsOrigins: list(process.env.CORS_ORIGINS),
+    storeFile: process.env.STORE_FILE || undefined,
+  });
+  const stop = () => harness.close().then(() => process.exit(0));
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  console.log(`oidc-provider ready ${harness.issuer}`);
+}
