@@ -187,8 +187,9 @@ function assertValidConfig(config: OAuthRefreshConfig): void {
     ['revocationEndpoint', revocationEndpoint],
   ] as const) {
     if (url === undefined && name === 'revocationEndpoint') continue;
-    if (typeof url !== 'string' || url === '') fail(`${name} must be the URL of the endpoint, got ${String(url)}`);
-    if (!isSecureEndpoint(url)) {
+    if (typeof url !== 'string' || url === '') {
+      fail(`${name} must be the URL of the endpoint, got ${String(url)}`);
+    } else if (!isSecureEndpoint(url)) {
       fail(`${name} ${url} would receive refresh tokens in the clear: use https (http only on localhost)`);
     }
   }
