@@ -1,0 +1,265 @@
+import { createHash } from 'node:crypto';
+
+import { type BrowserContext, type Page, type Request, expect, test } from '@playwright/test';
+
+import { PROACTIVE_PROVIDER_PORT, REACTIVE_PROVIDER_PORT } from './playwright.oidc.config';
+
+// projects/oidc-demo against oidc-provider (see playwright.oidc.config.ts): the sign-in through the
+// provider's own pages (the authorization code flow with PKCE, by oauth4webapi), then the refresh by
+// provideOAuthRefresh with the refresh token in localStorage, withCrossTabSync() and
+// withProactiveRefresh(). The provider rotates refresh tokens strictly: a rotated one presented again
+// revokes the sign-in at once. The tabs of a test are the pages of one browser context, so they share
+// localStorage, the Web Locks and the BroadcastChannel of the app's origin, as the tabs of a browser do.
+
+/** Access tokens of 4 s, below withProactiveRefresh()'s least interval: refreshed on their 401. */
+const REACTIVE = { issuer: `http://localhost:${REACTIVE_PROVIDER_PORT}`, ttl: 4 };
+/** Access tokens of 8 s: refreshed ahead of expiry (a quarter of their life before it). */
+const PROACTIVE = { issuer: `http://localhost:${PROACTIVE_PROVIDER_PORT}`, ttl: 8 };
+
+test('signs in on the provider’s pages with the code flow and PKCE, and the access token opens userinfo', async ({
+  context,
+}) => {
+  const { issuer } = REACTIVE;
+  await useProvider(context, issuer);
+  const before = await stats(issuer);
+  const page = await context.newPage();
+  const authorization = page.waitForRequest((request) => request.url().startsWith(`${issuer}/auth?`));
+  const exchange = page.waitForRequest((request) => grantType(request, issuer) === 'authorization_code');
+
+  await signIn(page);
+
+  const query = new URL((await authorization).url()).searchParams;
+  expect(query.get('response_type')).toBe('code');
+  expect(query.get('code_challenge_method')).toBe('S256');
+  expect(query.get('state')).toMatch(/^[\w-]{20,}$/);
+  // The verifier sent with the code is the one whose hash went to the provider with the request.
+  const verifier = new URLSearchParams((await exchange).postData() ?? '').get('code_verifier') ?? '';
+  expect(createHash('sha256').update(verifier).digest('base64url')).toBe(query.get('code_challenge'));
+
+  await page.getByTestId('call').click();
+  await expect(page.getByTestId('answered')).toHaveText('1');
+  await expect(page.getByTestId('userinfo')).toContainText('"sub": "ada"');
+  // The refresh token alone is kept (for the other tabs and reloads); the access token stays in memory.
+  expect(await page.evaluate(() => Object.keys(localStorage))).toEqual(['ngx-token-refresh.oauth.spa.refreshToken']);
+  const after = await stats(issuer);
+  expect(after.codeGrants - before.codeGrants).toBe(1);
+  expect(after.refreshGrants - before.refreshGrants).toBe(0);
+  expect(after.userinfo.ok - before.userinfo.ok).toBe(1);
+});
+
+test('3 tabs calling every second over 3 expiries: one refresh grant per expiry, no reuse, every call answered', async ({
+  context,
+}) => {
+  const { issuer, ttl } = REACTIVE;
+  await useProvider(context, issuer);
+  const tabs = await openSignedInTabs(context, 3);
+  const grants = recordRefreshGrants(context, issuer);
+  const before = await stats(issuer);
+  const countersBefore = await Promise.all(tabs.map(counters));
+
+  for (const tab of tabs) await tab.getByTestId('steady').check();
+  await expect.poll(() => grants.length, { timeout: 30_000 }).toBeGreaterThanOrEqual(3);
+  for (const tab of tabs) await tab.getByTestId('steady').uncheck();
+  await expectAllAnswered(tabs);
+
+  const after = await stats(issuer);
+  expect(after.refreshGrants - before.refreshGrants, 'grants the provider made').toBe(grants.length);
+  expectNoSessionEnded(before, after);
+  // A token is refreshed once, on its first 401, and the next refresh waits for the next expiry: two
+  // refreshes of one expiry would come a moment apart. (exp counts whole seconds: a token lives
+  // between ttl - 1 and ttl seconds.)
+  for (const [gap, index] of gaps(grants)) {
+    expect(gap, `time between refresh grants ${index} and ${index + 1}`).toBeGreaterThan((ttl - 1.5) * 1000);
+  }
+  const countersAfter = await Promise.all(tabs.map(counters));
+  const change = (name: keyof Counters) =>
+    countersAfter.reduce((sum, counts, index) => sum + counts[name] - (countersBefore[index]?.[name] ?? 0), 0);
+  // Each grant was made by one tab; the others took its token.
+  expect(change('refreshes'), 'refreshes made by the tabs').toBe(grants.length);
+  expect(change('received'), 'tokens taken from another tab').toBeGreaterThanOrEqual(grants.length);
+  // Every 401 was repeated with the new token, and each repeat answered.
+  const unauthorized = after.userinfo.unauthorized - before.userinfo.unauthorized;
+  expect(unauthorized, 'userinfo 401s').toBeGreaterThanOrEqual(grants.length);
+  expect(change('repeated'), 'calls repeated after a 401').toBe(unauthorized);
+  for (const tab of tabs) await expect(tab.getByTestId('status')).toHaveText('Signed in');
+});
+
+test('with tokens that live long enough, the tabs refresh ahead of expiry: no call meets a 401', async ({
+  context,
+}) => {
+  const { issuer, ttl } = PROACTIVE;
+  await useProvider(context, issuer);
+  const tabs = await openSignedInTabs(context, 3);
+  const grants = recordRefreshGrants(context, issuer);
+  const before = await stats(issuer);
+  const aheadBefore = await Promise.all(tabs.map(async (tab) => (await counters(tab)).ahead));
+
+  for (const tab of tabs) await tab.getByTestId('steady').check();
+  await expect.poll(() => grants.length, { timeout: 30_000 }).toBeGreaterThanOrEqual(2);
+  for (const tab of tabs) await tab.getByTestId('steady').uncheck();
+  await expectAllAnswered(tabs);
+
+  const after = await stats(issuer);
+  expect(after.refreshGrants - before.refreshGrants, 'grants the provider made').toBe(grants.length);
+  expectNoSessionEnded(before, after);
+  expect(after.userinfo.unauthorized - before.userinfo.unauthorized, 'userinfo 401s').toBe(0);
+  expect(after.userinfo.ok - before.userinfo.ok).toBeGreaterThan(0);
+  for (const [gap, index] of gaps(grants)) {
+    expect(gap, `time between refresh grants ${index} and ${index + 1}`).toBeLessThan(ttl * 1000);
+    expect(gap, `time between refresh grants ${index} and ${index + 1}`).toBeGreaterThan((ttl / 2) * 1000);
+  }
+  const ahead = (await Promise.all(tabs.map(counters))).reduce(
+    (sum, counts, index) => sum + counts.ahead - (aheadBefore[index] ?? 0),
+    0,
+  );
+  expect(ahead, 'refreshes started ahead of expiry').toBe(grants.length);
+  for (const tab of tabs) {
+    await expect(tab.getByTestId('repeated')).toHaveText('0');
+    await expect(tab.getByTestId('status')).toHaveText('Signed in');
+  }
+});
+
+test('a reload keeps the session, and signing out in one tab signs out every tab and revokes the token', async ({
+  context,
+}) => {
+  const { issuer } = REACTIVE;
+  await useProvider(context, issuer);
+  const [first, second] = await openSignedInTabs(context, 2);
+  if (!first || !second) throw new Error('no tabs');
+  const before = await stats(issuer);
+
+  await first.reload();
+  await expect(first.getByTestId('status')).toHaveText('Signed in');
+  await first.getByTestId('call').click();
+  await expect(first.getByTestId('answered')).toHaveText('1');
+  // The reload's restore(): one refresh grant with the stored token.
+  expect((await stats(issuer)).refreshGrants - before.refreshGrants).toBe(1);
+
+  await second.getByTestId('sign-out').click();
+
+  await expect(second.getByTestId('status')).toHaveText('Signed out');
+  await expect(second.getByTestId('ended')).toHaveCount(0);
+  await expect(first.getByTestId('status')).toHaveText('Signed out', { timeout: 1_000 });
+  await expect(first.getByTestId('ended')).toHaveText('You signed out in another tab.');
+  expect(await first.evaluate(() => Object.keys(localStorage))).toEqual([]);
+  // The provider revoked the sign-in (RFC 7009): the refresh token is worthless even if copied.
+  await expect.poll(async () => (await stats(issuer)).revoked - before.revoked).toBe(1);
+
+  await first.reload();
+  await expect(first.getByTestId('status')).toHaveText('Signed out');
+  const after = await stats(issuer);
+  expect(after.refreshGrants - before.refreshGrants, 'no refresh after the sign-out').toBe(1);
+  expect(after.reuseDetected - before.reuseDetected).toBe(0);
+});
+
+interface ProviderStats {
+  readonly codeGrants: number;
+  readonly refreshGrants: number;
+  readonly refreshFailures: Readonly<Record<string, number>>;
+  readonly reuseDetected: number;
+  readonly revoked: number;
+  readonly userinfo: { readonly ok: number; readonly unauthorized: number };
+}
+
+/** What the provider counted so far (the harness's hook, outside the provider). */
+async function stats(issuer: string): Promise<ProviderStats> {
+  const response = await fetch(`${issuer}/__harness/stats`);
+  return (await response.json()) as ProviderStats;
+}
+
+/** No refresh refused, no rotated token presented again, no sign-in revoked between the two counts. */
+function expectNoSessionEnded(before: ProviderStats, after: ProviderStats): void {
+  expect(after.reuseDetected - before.reuseDetected, 'rotated refresh tokens presented again').toBe(0);
+  expect(after.refreshFailures, 'refused refresh grants').toEqual(before.refreshFailures);
+  expect(after.revoked - before.revoked, 'sign-ins revoked').toBe(0);
+}
+
+/** The app's config.json names `issuer`: one build, any provider (as a deployment would). */
+async function useProvider(context: BrowserContext, issuer: string): Promise<void> {
+  await context.route('**/config.json', (route) => route.fulfill({ json: { issuer } }));
+}
+
+/** Signs in from the app's start page through the provider's login and consent pages. */
+async function signIn(page: Page): Promise<void> {
+  await page.goto('/');
+  await page.getByTestId('sign-in').click();
+  await page.locator('input[name="login"]').fill('ada');
+  await page.locator('input[name="password"]').fill('any password');
+  await page.getByRole('button', { name: 'Sign-in' }).click();
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await expect(page.getByTestId('status')).toHaveText('Signed in');
+  await expect(page).toHaveURL('/');
+}
+
+/**
+ * Signs in in a first tab, then opens `count - 1` more at the same moment: each restores the session
+ * from the refresh token in localStorage, taking turns under the cross-tab lock.
+ */
+async function openSignedInTabs(context: BrowserContext, count: number): Promise<Page[]> {
+  const first = await context.newPage();
+  await signIn(first);
+  const others = await Promise.all(Array.from({ length: count - 1 }, () => context.newPage()));
+  await Promise.all(others.map((tab) => tab.goto('/')));
+  const tabs = [first, ...others];
+  for (const tab of tabs) await expect(tab.getByTestId('status')).toHaveText('Signed in');
+  return tabs;
+}
+
+/** The moments (ms) at which the tabs of `context` send a refresh grant to `issuer`, from now on. */
+function recordRefreshGrants(context: BrowserContext, issuer: string): number[] {
+  const moments: number[] = [];
+  context.on('request', (request) => {
+    if (grantType(request, issuer) === 'refresh_token') moments.push(Date.now());
+  });
+  return moments;
+}
+
+function grantType(request: Request, issuer: string): string | null {
+  if (request.method() !== 'POST' || request.url() !== `${issuer}/token`) return null;
+  return new URLSearchParams(request.postData() ?? '').get('grant_type');
+}
+
+/** The time between each moment and the one before, with the index of the earlier one. */
+function gaps(moments: readonly number[]): [number, number][] {
+  return moments.slice(1).map((moment, index) => [moment - (moments[index] ?? 0), index + 1]);
+}
+
+/** Every call of every tab has its answer, and each answer was a success. */
+async function expectAllAnswered(tabs: readonly Page[]): Promise<void> {
+  for (const tab of tabs) {
+    await expect.poll(async () => (await counters(tab)).pending).toBe(0);
+    const { calls, answered, failed } = await counters(tab);
+    expect(failed, 'failed calls').toBe(0);
+    expect(answered).toBe(calls);
+    expect(calls).toBeGreaterThan(0);
+  }
+}
+
+interface Counters {
+  readonly calls: number;
+  readonly answered: number;
+  readonly failed: number;
+  readonly pending: number;
+  readonly repeated: number;
+  readonly refreshes: number;
+  readonly ahead: number;
+  readonly received: number;
+}
+
+/** The counters a tab shows. */
+async function counters(tab: Page): Promise<Counters> {
+  const read = async (id: string) => Number(await tab.getByTestId(id).textContent());
+  const [calls, answered, failed, repeated, refreshes, ahead, received] = await Promise.all(
+    ['calls', 'answered', 'failed', 'repeated', 'refreshes', 'ahead', 'received'].map(read),
+  );
+  return {
+    calls: calls ?? 0,
+    answered: answered ?? 0,
+    failed: failed ?? 0,
+    pending: (calls ?? 0) - (answered ?? 0) - (failed ?? 0),
+    repeated: repeated ?? 0,
+    refreshes: refreshes ?? 0,
+    ahead: ahead ?? 0,
+    received: received ?? 0,
+  };
+}

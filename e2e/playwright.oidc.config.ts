@@ -1,0 +1,58 @@
+import { defineConfig } from '@playwright/test';
+import { chromiumLaunchOptions } from './chromium-launch-options.mjs';
+
+/** Where the oidc-demo build is served. */
+export const APP_PORT = 4320;
+/**
+ * The provider whose access tokens live 4 seconds: less than `withProactiveRefresh()`'s least time
+ * between refreshes (5 s), so they get no timer and are refreshed on their first 401.
+ */
+export const REACTIVE_PROVIDER_PORT = 4401;
+/** The provider whose access tokens live 8 seconds: refreshed ahead of expiry (2 s before, a quarter). */
+export const PROACTIVE_PROVIDER_PORT = 4402;
+
+const APP_ORIGIN = `http://127.0.0.1:${APP_PORT}`;
+
+/**
+ * Chromium tests of projects/oidc-demo (the authorization code flow with PKCE by oauth4webapi, the
+ * refresh by `provideOAuthRefresh`) against oidc-provider, the OpenID Certified npm package, started
+ * twice by e2e/oidc/oidc-provider-server.mjs with strict refresh-token rotation (no grace window) and
+ * short opaque access tokens. The app runs on 127.0.0.1, the providers on localhost: two sites, as an
+ * app and its identity server are. Build first: `ng build oidc-demo`.
+ */
+export default defineConfig({
+  testDir: '.',
+  testMatch: 'oidc-provider.spec.ts',
+  outputDir: '../test-results/oidc-provider',
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  workers: 1,
+  retries: 0,
+  forbidOnly: !!process.env['CI'],
+  reporter: [['list'], ['html', { open: 'never', outputFolder: '../playwright-report/oidc-provider' }]],
+  use: {
+    baseURL: APP_ORIGIN,
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+    launchOptions: chromiumLaunchOptions,
+  },
+  webServer: [
+    ...[
+      { port: REACTIVE_PROVIDER_PORT, ttl: 4 },
+      { port: PROACTIVE_PROVIDER_PORT, ttl: 8 },
+    ].map(({ port, ttl }) => ({
+      command: 'node e2e/oidc/oidc-provider-server.mjs',
+      cwd: '..',
+      url: `http://localhost:${port}/.well-known/openid-configuration`,
+      reuseExistingServer: false,
+      env: { PORT: String(port), ACCESS_TOKEN_TTL: String(ttl), REDIRECT_URIS: `${APP_ORIGIN}/callback` },
+    })),
+    {
+      command: 'node e2e/serve-showcase.mjs dist/oidc-demo/browser',
+      cwd: '..',
+      url: APP_ORIGIN,
+      reuseExistingServer: false,
+      env: { PORT: String(APP_PORT) },
+    },
+  ],
+});

@@ -1,0 +1,51 @@
+import { provideHttpClient, withFetch, withInterceptors } from '@angular/common/http';
+import {
+  type ApplicationConfig,
+  inject,
+  provideAppInitializer,
+  provideBrowserGlobalErrorListeners,
+  provideZonelessChangeDetection,
+} from '@angular/core';
+import { provideRouter } from '@angular/router';
+import type { AuthorizationServer } from 'oauth4webapi';
+import { tokenRefreshInterceptor, withCrossTabSync, withProactiveRefresh } from 'ngx-token-refresh';
+import { OAuthSession, provideOAuthRefresh } from 'ngx-token-refresh/oauth';
+
+import { routes } from './app.routes';
+import { AUTHORIZATION_SERVER, CLIENT } from './authorization-server';
+import { RefreshActivity } from './refresh-activity';
+
+/** The application's providers, for the provider whose metadata `server` is. */
+export function createAppConfig(server: AuthorizationServer): ApplicationConfig {
+  return {
+    providers: [
+      provideBrowserGlobalErrorListeners(),
+      provideZonelessChangeDetection(),
+      provideRouter(routes),
+      { provide: AUTHORIZATION_SERVER, useValue: server },
+      provideHttpClient(withFetch(), withInterceptors([tokenRefreshInterceptor])),
+      provideOAuthRefresh(
+        {
+          tokenEndpoint: server.token_endpoint ?? '',
+          clientId: CLIENT.client_id,
+          // Shared by the tabs and kept over a reload; withCrossTabSync makes them take turns with it,
+          // so a rotated refresh token is never presented twice.
+          refreshTokenStore: 'local',
+          // userinfo, the protected resource here, lives with the provider.
+          allowedOrigins: [new URL(server.issuer).origin],
+          revocationEndpoint: server.revocation_endpoint,
+          // The provider refused the refresh token (expired, revoked, used twice), or another tab signed out.
+          onSessionExpired: (error) => inject(RefreshActivity).endedBecause.set(error),
+        },
+        withCrossTabSync(),
+        withProactiveRefresh(),
+      ),
+      provideAppInitializer(() => {
+        // Counts from the first event on, the restore's refresh included.
+        inject(RefreshActivity);
+        // After a reload: a new access token from the stored refresh token, before the first call.
+        return inject(OAuthSession).restore();
+      }),
+    ],
+  };
+}
