@@ -24,6 +24,7 @@
  * ```
  */
 export class OAuthError extends Error {
+  /** `'OAuthError'`, as `error.name` shows it in logs. */
   override readonly name = 'OAuthError';
 
   constructor(

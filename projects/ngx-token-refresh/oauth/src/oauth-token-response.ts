@@ -16,7 +16,9 @@ export interface OAuthTokenResponse {
   readonly expires_in?: number | string;
   /** The refresh token; when a refresh answer carries none, the one sent stays valid (RFC 6749 §6). */
   readonly refresh_token?: string;
+  /** The scopes granted, when they differ from those asked for. Not used here. */
   readonly scope?: string;
+  /** The OpenID Connect ID token: the sign-in library's to check and use; not used here. */
   readonly id_token?: string;
 }
 
