@@ -115,6 +115,10 @@ async function spawnProvider(
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // A Jest worker that ends without afterAll (a failed beforeAll, a timeout) takes the provider along.
+  const killChild = () => child.kill();
+  process.once('exit', killChild);
+  child.once('exit', () => process.off('exit', killChild));
   // Kept for the error below: the provider's own warnings are expected there (Node 20 is not its
   // supported runtime, devInteractions are for development) and are not shown otherwise.
   let stderr = '';
