@@ -82,6 +82,7 @@ test('3 tabs calling every second over 3 expiries: one refresh grant per expiry,
   expect(unauthorized, 'userinfo 401s').toBeGreaterThanOrEqual(grants.length);
   expect(change('repeated'), 'calls repeated after a 401').toBe(unauthorized);
   for (const tab of tabs) await expect(tab.getByTestId('status')).toHaveText('Signed in');
+  annotate(grants, unauthorized);
 });
 
 test('with tokens that live long enough, the tabs refresh ahead of expiry: no call meets a 401', async ({
@@ -117,6 +118,7 @@ test('with tokens that live long enough, the tabs refresh ahead of expiry: no ca
     await expect(tab.getByTestId('repeated')).toHaveText('0');
     await expect(tab.getByTestId('status')).toHaveText('Signed in');
   }
+  annotate(grants, 0);
 });
 
 test('a reload keeps the session, and signing out in one tab signs out every tab and revokes the token', async ({
@@ -222,6 +224,15 @@ function grantType(request: Request, issuer: string): string | null {
 /** The time between each moment and the one before, with the index of the earlier one. */
 function gaps(moments: readonly number[]): [number, number][] {
   return moments.slice(1).map((moment, index) => [moment - (moments[index] ?? 0), index + 1]);
+}
+
+/** Shows in the report how many grants came how far apart, and how many calls met a 401. */
+function annotate(grants: readonly number[], unauthorized: number): void {
+  const apart = gaps(grants).map(([gap]) => (gap / 1000).toFixed(1));
+  test.info().annotations.push({
+    type: 'refresh grants',
+    description: `${grants.length}, ${apart.join(' s, ')} s apart; userinfo 401s: ${unauthorized}`,
+  });
 }
 
 /** Every call of every tab has its answer, and each answer was a success. */

@@ -5,9 +5,7 @@ import * as oauth from 'oauth4webapi';
  * The OpenID Provider's metadata (its endpoints), discovered before the application starts, because
  * `provideOAuthRefresh` needs the token endpoint when the providers are made.
  */
-export const AUTHORIZATION_SERVER = new InjectionToken<oauth.AuthorizationServer>(
-  ngDevMode ? 'AUTHORIZATION_SERVER' : '',
-);
+export const AUTHORIZATION_SERVER = new InjectionToken<oauth.AuthorizationServer>('AUTHORIZATION_SERVER');
 
 /** This application as the provider knows it: a public client (no secret), so PKCE protects the code. */
 export const CLIENT: oauth.Client = { client_id: 'spa' };

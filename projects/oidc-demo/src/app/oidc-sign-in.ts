@@ -32,11 +32,9 @@ export class OidcSignIn {
       client_id: CLIENT.client_id,
       redirect_uri: this.#redirectUri(),
       response_type: 'code',
-      // offline_access asks for a refresh token (OpenID Connect Core §11).
+      // offline_access asks for a refresh token (OpenID Connect Core §11); providers differ (Keycloak
+      // issues one anyway, Auth0 and Okta need it, some also want prompt=consent in the same request).
       scope: 'openid offline_access',
-      // Some providers (oidc-provider among them) issue a refresh token for offline_access only
-      // after the user consented in this very request.
-      prompt: 'consent',
       code_challenge: await oauth.calculatePKCECodeChallenge(pending.codeVerifier),
       code_challenge_method: 'S256',
       state: pending.state,
