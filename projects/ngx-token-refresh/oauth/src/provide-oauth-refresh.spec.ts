@@ -272,8 +272,8 @@ describe('provideOAuthRefresh', () => {
       const before = Date.now();
       session.setTokens({ ...signedIn, expires_in: '600' });
       const planned = events.filter((event) => event.type === 'refreshScheduled').at(-1);
-      expect(planned?.type === 'refreshScheduled' && planned.at).toBeGreaterThanOrEqual(before + 540_000);
-      expect(planned?.type === 'refreshScheduled' && planned.at).toBeLessThanOrEqual(Date.now() + 540_000);
+      expect(planned?.type === 'refreshScheduled' && planned.at).toBeGreaterThanOrEqual(before + 539_000);
+      expect(planned?.type === 'refreshScheduled' && planned.at).toBeLessThanOrEqual(Date.now() + 539_000);
     });
 
     it('restore() refreshes with the stored refresh token after a reload, and resolves true', async () => {

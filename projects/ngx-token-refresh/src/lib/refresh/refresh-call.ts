@@ -62,6 +62,7 @@ export class RefreshCall {
         if (!calling) deliver();
       };
       const { refreshTimeout, refreshApiCall } = this.#options;
+      const sentAt = Date.now();
       if (refreshTimeout !== Infinity) {
         const timer = setTimeout(
           () =>
@@ -80,7 +81,7 @@ export class RefreshCall {
       try {
         subscriber.add(
           from(runInInjectionContext(this.#injector, refreshApiCall)).subscribe({
-            next: (response) => settle(this.#read(response)),
+            next: (response) => settle(this.#read(response, sentAt)),
             error: (error: unknown) => settle({ ok: false, error }),
             complete: () =>
               settle({
@@ -102,24 +103,27 @@ export class RefreshCall {
     });
   }
 
-  /** When the token of `response` expires, as `extractExpiresIn` tells; a throw there counts as unknown. */
-  #expiresAt(response: HttpResponse<unknown>): number | null {
+  /**
+   * When the token of `response` expires, as `extractExpiresIn` tells, counted from `sentAt`; a throw
+   * there counts as unknown.
+   */
+  #expiresAt(response: HttpResponse<unknown>, sentAt: number): number | null {
     try {
-      return expiresAtFrom(this.#options.extractExpiresIn?.(response));
+      return expiresAtFrom(this.#options.extractExpiresIn?.(response), sentAt);
     } catch {
       return null;
     }
   }
 
   /** The token of `response`, or why there is none: what `extractToken` threw, or `InvalidToken`. */
-  #read(response: HttpResponse<unknown>): RefreshResult {
+  #read(response: HttpResponse<unknown>, sentAt: number): RefreshResult {
     let token: unknown;
     try {
       token = this.#options.extractToken(response);
     } catch (error) {
       return { ok: false, error };
     }
-    if (isUsableToken(token)) return { ok: true, token, response, expiresAt: this.#expiresAt(response) };
+    if (isUsableToken(token)) return { ok: true, token, response, expiresAt: this.#expiresAt(response, sentAt) };
     return {
       ok: false,
       error: new TokenRefreshError(
@@ -131,9 +135,14 @@ export class RefreshCall {
     };
   }
 }
-/** `Date.now() + seconds` for a positive finite number of seconds, else `null`. */
-export function expiresAtFrom(seconds: unknown): number | null {
-  return typeof seconds === 'number' && seconds > 0 && seconds < Infinity ? Date.now() + seconds * 1000 : null;
+/**
+ * When a token that lives `seconds` (OAuth's `expires_in`) expires, on this device's clock: counted
+ * from `issuedAt`, the earliest moment it can have been issued (when its request was sent), and a
+ * second early, since servers count whole seconds (a token issued at 12.9 s may say it was issued at
+ * 12 s). `null` unless `seconds` is a positive finite number.
+ */
+export function expiresAtFrom(seconds: unknown, issuedAt = Date.now()): number | null {
+  return typeof seconds === 'number' && seconds > 0 && seconds < Infinity ? issuedAt + seconds * 1000 - 1000 : null;
 }
 
 /** Dev mode: what `extractToken` returned instead of a token, for the error message. */

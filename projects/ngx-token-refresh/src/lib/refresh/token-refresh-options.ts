@@ -42,8 +42,10 @@ export interface TokenRefreshOptions {
   /**
    * Reads how many seconds the new token lives from the refresh response (OAuth's `expires_in`).
    * `withProactiveRefresh` uses it for a token whose expiry it cannot read (an opaque token, or a JWT
-   * without `exp`); with `withCrossTabSync` the expiry travels with the token to the other tabs.
-   * Anything but a positive finite number means "unknown", and never fails the refresh. Default: none.
+   * without `exp`); with `withCrossTabSync` the expiry travels with the token to the other tabs. It
+   * counts from when the refresh request left, and a second early (servers count whole seconds), on
+   * this device's clock. Anything but a positive finite number means "unknown", and never fails the
+   * refresh. Default: none.
    *
    * @example (response) => (response.body as { expires_in?: number }).expires_in
    */

@@ -591,15 +591,16 @@ describe('withProactiveRefresh', () => {
     it("plans from setToken's expiresIn, then from each refresh's extractExpiresIn, by the device's clock", async () => {
       const { state, refreshes, due } = setupOpaque(() => 300);
       state.setToken('opaque-signed-in', { expiresIn: 600 });
-      expect(due()).toBe(START + 600 * SECOND - 30 * SECOND);
-      await advance(570 * SECOND - 1);
+      // A second early (servers count whole seconds), then the lead time.
+      expect(due()).toBe(START + 600 * SECOND - SECOND - 30 * SECOND);
+      await advance(569 * SECOND - 1);
       expect(refreshes).toEqual([]);
       await advance(1);
-      expect(refreshes).toEqual([START + 570 * SECOND]);
+      expect(refreshes).toEqual([START + 569 * SECOND]);
       expect(state.token()).toBe('opaque-1');
-      // The refreshed token lives 300 s from when it arrived.
-      expect(due()).toBe(START + 570 * SECOND + 300 * SECOND - 30 * SECOND);
-      await advance(270 * SECOND);
+      // The refreshed token lives 300 s from when its request left (here, when it arrived too).
+      expect(due()).toBe(START + 569 * SECOND + 300 * SECOND - SECOND - 30 * SECOND);
+      await advance(269 * SECOND);
       expect(refreshes).toHaveLength(2);
     });
 
