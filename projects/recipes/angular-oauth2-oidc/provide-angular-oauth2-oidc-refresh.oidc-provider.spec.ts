@@ -211,6 +211,26 @@ describe('angular-oauth2-oidc behind the gate (the recipe), against oidc-provide
     reloaded.close();
   });
 
+  it('keeps the session when a refresh comes due before angular-oauth2-oidc knows its token endpoint', async () => {
+    await signIn(await openApp(withGate()));
+
+    // A reload with the default lead time (a minute) and a token of 60 s: due at once, while the
+    // discovery document (and so the token endpoint) is still loading. refreshToken() throws; the
+    // refresh was ahead of expiry, so the token stays and the next try waits minInterval.
+    const reloaded = await openApp(withGate(withProactiveRefresh()));
+    expect(reloaded.events.filter((type) => type.startsWith('refresh'))).toEqual([
+      'refreshScheduled(0 s)',
+      'refreshStarted',
+      'refreshScheduled(5 s)',
+      'refreshFailed',
+    ]);
+    expect(reloaded.expired).toEqual([]);
+    expect(reloaded.gate.token()).toBe(reloaded.oauth.getAccessToken());
+    expect(await reloaded.burst(1)).toEqual([200]);
+    expect(await provider.stats()).toMatchObject({ refreshGrants: 0, refreshFailures: {} });
+    reloaded.close();
+  });
+
   describe('with angular-oauth2-oidc alone (what its users get today)', () => {
     it('fails all 20 calls with 401 once the access token expired: its interceptor neither refreshes nor repeats', async () => {
       const app = await openApp(withItsInterceptorOnly());
@@ -313,7 +333,10 @@ describe('angular-oauth2-oidc behind the gate (the recipe), against oidc-provide
 interface Record {
   /** What `onSessionExpired` was called with. */
   readonly expired: unknown[];
-  /** The gate's events, by type (`refreshScheduled` with the seconds until `at`), from its start. */
+  /**
+   * The gate's events, by type, from its start; `refreshScheduled` with the seconds until `at`, to the
+   * nearest 5 (the provider's `expires_in` and the clock between steps count whole seconds).
+   */
   readonly events: string[];
   /** What angular-oauth2-oidc logged as errors. */
   readonly logged: unknown[];
@@ -358,7 +381,7 @@ function withGate(...features: TokenRefreshFeature[]): Setup {
       injectTokenRefresh().events.subscribe((event) =>
         record.events.push(
           event.type === 'refreshScheduled' && event.at !== null
-            ? `refreshScheduled(${Math.round((event.at - Date.now()) / 1000)} s)`
+            ? `refreshScheduled(${Math.abs(Math.round((event.at - Date.now()) / 5000) * 5)} s)`
             : event.type,
         ),
       ),
