@@ -14,6 +14,7 @@ import { burstChart } from './report/chart';
 import { judgeGoals } from './report/goals';
 import { describeMachine, describeVersions } from './report/machine';
 import { renderMarkdown } from './report/markdown';
+import { mergeResults } from './report/merge-results';
 import type { BenchResults } from './report/results';
 import { round } from './report/stats';
 import { runBursts } from './suites/burst';
@@ -33,7 +34,15 @@ export async function main(args: readonly string[]): Promise<void> {
     ?.slice('--only='.length)
     .split(',');
   const wants = (suite: Suite) => (only ? only.includes(suite) : true);
+  const variants = args
+    .find((a) => a.startsWith('--variants='))
+    ?.slice('--variants='.length)
+    .split(',');
+  const merge = args.includes('--merge');
+  if (merge && variants) throw new Error('bench --merge replaces the whole bundle table: leave out --variants');
   const out = outDir(args, smoke);
+  // Read first: a run that cannot be merged should fail before it measures for minutes.
+  const previous = merge ? readResults(out) : null;
   fullGc(); // fails early without --expose-gc
 
   const started = performance.now();
@@ -50,10 +59,6 @@ export async function main(args: readonly string[]): Promise<void> {
   const roundTrips = wants('round-trips') ? await runRoundTripSuite(config.roundTrips) : null;
   const bundleWanted = wants('bundle') && (config.bundle || args.includes('--bundle'));
   log(`== bundle cost${bundleWanted ? '' : ' (skipped)'}`);
-  const variants = args
-    .find((a) => a.startsWith('--variants='))
-    ?.slice('--variants='.length)
-    .split(',');
   const bundle = bundleWanted ? runBundles(log, variants) : null;
 
   const contenders = [...Object.values(CONTENDERS), ngxTokenRefreshShowcase, ngxTokenRefreshProactive].map(
@@ -63,10 +68,15 @@ export async function main(args: readonly string[]): Promise<void> {
       refreshes,
     }),
   );
-  const partial: Omit<BenchResults, 'goals'> = {
+  const flags = [
+    only ? `--only=${only.join(',')}` : null,
+    variants ? `--variants=${variants.join(',')}` : null,
+    merge ? '--merge' : null,
+  ].filter((flag) => flag !== null);
+  const measured: Omit<BenchResults, 'goals'> = {
     schema: 1,
     mode: config.mode,
-    command: smoke ? 'npm run bench:smoke' : `npm run bench${only ? ` -- --only=${only.join(',')}` : ''}`,
+    command: smoke ? 'npm run bench:smoke' : `npm run bench${flags.length ? ` -- ${flags.join(' ')}` : ''}`,
     date: new Date().toISOString().slice(0, 10),
     machine: describeMachine(),
     loadAverage: { start: round(loadAtStart, 2), end: round(os.loadavg()[0], 2) },
@@ -79,6 +89,7 @@ export async function main(args: readonly string[]): Promise<void> {
     bundle,
     durationSeconds: Math.round((performance.now() - started) / 1000),
   };
+  const partial = previous ? mergeResults(previous, measured) : measured;
   const results: BenchResults = { ...partial, goals: judgeGoals(partial) };
 
   await write(results, out);
@@ -86,7 +97,7 @@ export async function main(args: readonly string[]): Promise<void> {
   log('');
   for (const goal of results.goals)
     log(`${goal.met === null ? '–' : goal.met ? '✔' : '✘'} ${goal.goal}: ${goal.detail}`);
-  log(`\nWrote ${fileURLToPath(new URL('RESULTS.md', out))} and results/ in ${results.durationSeconds} s.`);
+  log(`\nWrote ${fileURLToPath(new URL('RESULTS.md', out))} and results/ in ${measured.durationSeconds} s.`);
 }
 
 /** Where the results go: `--out=<dir>`, else bench/ (smoke runs: dist/bench-smoke/). */
@@ -119,10 +130,15 @@ async function write(results: BenchResults, out: URL): Promise<void> {
   );
 }
 
+/** The results of an earlier run, from results/results.json in `out`. */
+function readResults(out: URL): BenchResults {
+  return JSON.parse(readFileSync(new URL('results/results.json', out), 'utf8')) as BenchResults;
+}
+
 /** `--render`: writes RESULTS.md and the chart again from results/results.json, measuring nothing. */
 async function render(args: readonly string[]): Promise<void> {
   const out = outDir(args, args.includes('--smoke'));
-  const results = JSON.parse(readFileSync(new URL('results/results.json', out), 'utf8')) as BenchResults;
+  const results = readResults(out);
   await write(results, out);
   console.log(`Wrote ${fileURLToPath(new URL('RESULTS.md', out))} from results/results.json.`);
 }

@@ -1,4 +1,5 @@
 // npm run bench [-- --only=happy,burst,soak,round-trips,bundle] [--variants=<bundle ids>] [--skip-build] [--out=<dir>]
+// npm run bench -- --only=bundle --merge   (the bundle table again, put into the earlier run's results)
 // npm run bench -- --render   (RESULTS.md and the chart again from results/results.json; measures nothing)
 // npm run bench:smoke
 //

@@ -2,6 +2,13 @@ import { LINEAR_SLOPE_LIMIT } from '../suites/burst';
 import type { BenchResults, GoalResult, RoundTripRow } from './results';
 import { logLogSlope } from './stats';
 
+/** The builds searched for feature code (bench/src/suites/bundle.ts), as the goal names them. */
+const FEATURELESS_BUILD_NAMES: Readonly<Record<string, string>> = {
+  'ntr-interceptor': 'the interceptor alone',
+  'ntr-client': 'interceptor + service client, cross-tab sync off',
+  'ntr-oauth': 'the OAuth preset',
+};
+
 const KB = 1000;
 const fmt = (value: number, digits = 0) =>
   value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
@@ -130,9 +137,11 @@ export function judgeGoals(results: Omit<BenchResults, 'goals'>): GoalResult[] {
     met: absent ?? null,
     detail:
       absent == null
-        ? 'not measured (needs the builds ntr-interceptor and ntr-client)'
+        ? 'not measured (needs the builds ntr-interceptor, ntr-client and ntr-oauth)'
         : (absent
-            ? 'no feature code in the builds without features (the interceptor alone; interceptor + service client, cross-tab sync off)'
+            ? `no feature code in the builds without features (${Object.keys(results.bundle?.featureKindsFound ?? {})
+                .map((id) => FEATURELESS_BUILD_NAMES[id] ?? id)
+                .join('; ')})`
             : `feature code in a build without features: ${found.map(([id, kinds]) => `${id} has ${kinds.join(', ')}`).join('; ')}`) +
           (crossTabAdds.length ? `; withCrossTabSync, when passed, adds ${crossTabAdds.join(' and ')}` : '') +
           (proactive?.addedGzipBytes != null

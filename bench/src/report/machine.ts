@@ -21,7 +21,16 @@ export function describeMachine(): Machine {
   };
 }
 
-const PACKAGES = ['@angular/core', '@angular/common', '@angular/build', 'rxjs', '@auth0/angular-jwt', 'ngx-auth'];
+const PACKAGES = [
+  '@angular/core',
+  '@angular/common',
+  '@angular/build',
+  'rxjs',
+  '@auth0/angular-jwt',
+  'ngx-auth',
+  'angular-oauth2-oidc',
+  'oauth4webapi',
+];
 
 /** Versions of everything measured, and the commit of the workspace. */
 export function describeVersions(): Record<string, string> {

@@ -1,5 +1,5 @@
 import { LINEAR_SLOPE_LIMIT } from '../suites/burst';
-import type { BenchResults, BurstCell } from './results';
+import type { BenchResults, BurstCell, SuiteRun } from './results';
 
 const int = (value: number) => Math.round(value).toLocaleString('en-US');
 const fixed = (value: number, digits: number) =>
@@ -343,6 +343,7 @@ function renderBundle(bundle: NonNullable<BenchResults['bundle']>): string[] {
     `(bench/bundle/). Sizes are of all emitted JavaScript; gzip at level ${bundle.gzipLevel}. "By package" splits the added`,
     "minified bytes by where they come from (the build's stats; ngx-token-refresh by entry point).",
     ...renderFeatureCheck(bundle),
+    ...renderRun(bundle.run, 'so are the goals on bundle size'),
     '',
     table(
       ['variant', 'raw', 'gzip', 'added raw', 'added gzip', 'compared with', 'added by package (minified bytes)'],
@@ -364,6 +365,16 @@ function renderBundle(bundle: NonNullable<BenchResults['bundle']>): string[] {
     '',
   );
   return out;
+}
+
+/** Where a section's figures come from when they were merged in from a run of their own (`--merge`). */
+function renderRun(run: SuiteRun | undefined, goalsToo: string): string[] {
+  if (!run) return [];
+  return [
+    '',
+    `Measured by \`${run.command}\` on ${run.date}, ngx-token-refresh ${run.library}, apart from`,
+    `the run in the header, and merged into its results; ${goalsToo}.`,
+  ];
 }
 
 /** What the search for feature code in the builds that pass no feature found. */
@@ -398,13 +409,7 @@ function renderRoundTrips(trips: NonNullable<BenchResults['roundTrips']>, label:
     'so `withNoCrossTabSync()`), reactive and',
     `with \`withProactiveRefresh()\` (defaults: a ${int(s.tokenLifetimeMs / 1000)} s token is refreshed ${fixed(Math.min(60_000, s.tokenLifetimeMs / 4) / 1000, 1)} s before it expires); the apps' timers`,
     'and `Date.now` run on the virtual clock.',
-    ...(trips.run
-      ? [
-          '',
-          `Measured by \`${trips.run.command}\` on ${trips.run.date}, ngx-token-refresh ${trips.run.library}, apart from`,
-          'the run in the header, and merged into its results; so is the goal on round trips.',
-        ]
-      : []),
+    ...renderRun(trips.run, 'so is the goal on round trips'),
     '',
     table(
       [

@@ -171,7 +171,15 @@ export interface RoundTripResults {
    * Set when these figures come from a run of this suite alone, merged into the results of another
    * run (whose command, date and versions the header shows).
    */
-  readonly run?: { readonly command: string; readonly date: string; readonly library: string };
+  readonly run?: SuiteRun;
+}
+
+/** The run a suite's figures come from, when it is not the run of the header (`--merge`). */
+export interface SuiteRun {
+  readonly command: string;
+  readonly date: string;
+  /** ngx-token-refresh's version and commit, as in the header's versions. */
+  readonly library: string;
 }
 
 export interface BundleVariant {
@@ -192,14 +200,17 @@ export interface BundleResults {
   readonly gzipLevel: number;
   readonly variants: readonly BundleVariant[];
   /**
-   * Whether the builds that pass no feature (the interceptor alone, `ntr-interceptor`, and the
-   * interceptor + service client, `ntr-client`) are free of every feature's code, judged by the
-   * feature kinds' names, which only the `withX()` functions carry; null when not both were built.
-   * (Runs before 1.0 judged the provider form's build, `ntr-provider`, alone.)
+   * Whether the builds that pass no feature (the interceptor alone, `ntr-interceptor`, the
+   * interceptor + service client, `ntr-client`, and the OAuth preset, `ntr-oauth`) are free of every
+   * feature's code, judged by the feature kinds' names, which only the `withX()` functions carry; null
+   * when not all of them were built. (Runs before 1.0 judged the provider form's build, `ntr-provider`,
+   * alone; runs before issue 26 did not build `ntr-oauth`.)
    */
   readonly unusedFeaturesAbsent?: boolean | null;
   /** The feature kinds found in each of those builds that was built (absent in runs before 1.0). */
   readonly featureKindsFound?: Readonly<Record<string, readonly string[]>>;
+  /** Set when these figures come from a run of this suite alone, merged into another run's results. */
+  readonly run?: SuiteRun;
 }
 
 export interface GoalResult {

@@ -45,6 +45,24 @@ export const BUNDLE_VARIANTS: readonly { id: string; description: string; baseli
     baseline: 'ntr-client',
   },
   {
+    id: 'ntr-oauth',
+    description:
+      'ngx-token-refresh/oauth: the OAuth preset with no feature (`provideOAuthRefresh` + `tokenRefreshInterceptor`, `OAuthSession.restore()` at start-up)',
+    baseline: 'base',
+  },
+  {
+    id: 'ntr-oauth-oauth4webapi',
+    description:
+      'ngx-token-refresh/oauth + the sign-in with oauth4webapi 3 (discovery, code flow with PKCE, code exchange, `setTokens`), as projects/oidc-demo does it',
+    baseline: 'base',
+  },
+  {
+    id: 'angular-oauth2-oidc',
+    description:
+      'angular-oauth2-oidc 21: its interceptor (`sendAccessToken`), discovery, code flow with PKCE, refresh tokens (`setupAutomaticSilentRefresh`)',
+    baseline: 'base',
+  },
+  {
     id: 'base-router',
     description: '`provideHttpClient()` + `provideRouter([])` (baseline with routing)',
     baseline: 'base',
@@ -71,10 +89,11 @@ interface Built {
 const FEATURE_KINDS = ['CrossTabSync', 'NoCrossTabSync', 'ProactiveRefresh', 'ServerSession'];
 
 /**
- * The builds that pass no feature, checked for every feature kind: the interceptor alone, and the
- * service client, whose `provideAuth` no longer turns cross-tab sync on by itself.
+ * The builds that pass no feature, checked for every feature kind: the interceptor alone, the
+ * service client, whose `provideAuth` no longer turns cross-tab sync on by itself, and the OAuth
+ * preset, whose `provideOAuthRefresh` looks at the features' kinds in dev mode only.
  */
-const FEATURELESS_BUILDS = ['ntr-interceptor', 'ntr-client'];
+const FEATURELESS_BUILDS = ['ntr-interceptor', 'ntr-client', 'ntr-oauth'];
 
 /** Production builds (Angular CLI, `@angular/build:application`) of every variant; sizes of their JavaScript. */
 export function runBundles(log: (line: string) => void, only?: readonly string[]): BundleResults {
