@@ -33,6 +33,8 @@ import {
   withCrossTabSync,
   withProactiveRefresh,
 } from 'ngx-token-refresh';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { type Subject, catchError, firstValueFrom, from, switchMap, throwError } from 'rxjs';
 
 import {
@@ -41,7 +43,10 @@ import {
   startOidcProviderProcess,
 } from '../../ngx-token-refresh/oauth/src/oidc-provider-process.spec-helper';
 import { FakeBrowser } from '../../ngx-token-refresh/src/lib/refresh/fake-tabs.spec-helper';
-import { provideAngularOAuth2OidcRefresh } from './provide-angular-oauth2-oidc-refresh';
+import {
+  type AngularOAuth2OidcRefreshOptions,
+  provideAngularOAuth2OidcRefresh,
+} from './provide-angular-oauth2-oidc-refresh';
 
 // The recipe of docs/recipes/angular-oauth2-oidc.md against a certified OpenID Provider: oidc-provider
 // (e2e/oidc/), strict refresh-token rotation (a rotated token presented again revokes the whole
@@ -152,9 +157,10 @@ describe('angular-oauth2-oidc behind the gate (the recipe), against oidc-provide
     // Each call reached the API once: no repeat after the refused refresh, no second refresh.
     expect(stats.userinfo).toEqual({ ok: 0, unauthorized: 10 });
 
-    // A later call goes out without a token and fails with its own 401; with no refresh token left,
-    // nothing is sent to the token endpoint.
-    await expect(firstValueFrom(app.http.get(userinfo))).rejects.toBeInstanceOf(Error);
+    // A later call goes out without a token; its 401 starts a refresh that fails at once, with no
+    // refresh token to send (nothing reaches the token endpoint), and onSessionExpired runs again.
+    await expect(firstValueFrom(app.http.get(userinfo))).rejects.toMatchObject({ name: 'NoRefreshTokenError' });
+    expect(app.expired).toHaveLength(2);
     expect(await provider.stats()).toMatchObject({ refreshGrants: 0, refreshFailures: { invalid_grant: 1 } });
     app.close();
   });
@@ -231,6 +237,67 @@ describe('angular-oauth2-oidc behind the gate (the recipe), against oidc-provide
     reloaded.close();
   });
 
+  it('keeps the session when a call meets an expired token before angular-oauth2-oidc knows its token endpoint', async () => {
+    const signedIn = await signIn(await openApp(withGate()));
+    await provider.expireAccessTokens();
+
+    // A reload whose first call comes before the discovery document: refreshToken() throws at once.
+    const reloaded = await openAppBeforeDiscovery(withGate());
+    const [error] = await reloaded.burst(1, (failure) => failure);
+
+    expect(error).toEqual(new Error("'tokenEndpoint' should not be null"));
+    expect(reloaded.expired).toEqual([]);
+    expect(reloaded.oauth.getRefreshToken()).toBe(signedIn.refresh_token);
+
+    await reloaded.oauth.loadDiscoveryDocument();
+    expect(await reloaded.burst(2)).toEqual([200, 200]);
+    expect(await provider.stats()).toMatchObject({ refreshGrants: 1, refreshFailures: {} });
+    reloaded.close();
+  });
+
+  it('ends the session when angular-oauth2-oidc asks for more scope than the sign-in granted', async () => {
+    const app = await openApp(withGate());
+    await signIn(app);
+    // angular-oauth2-oidc sends its `scope` with every refresh grant; its default asks for `profile`.
+    app.oauth.scope = 'openid profile';
+    await provider.expireAccessTokens();
+
+    const [error] = await app.burst(1, (failure) => failure);
+
+    expect(error).toMatchObject({ status: 400, error: { error: 'invalid_scope' } });
+    expect(app.expired).toHaveLength(1);
+    expect(await provider.stats()).toMatchObject({ refreshGrants: 0, refreshFailures: { invalid_scope: 1 } });
+    app.close();
+  });
+
+  it("signs out with revokeTokenAndLogout when the identity server's origin is not among allowedOrigins", async () => {
+    // The API here is the provider's own userinfo, so the other tests list its origin. An app whose
+    // APIs live elsewhere does not, and angular-oauth2-oidc's revocation request goes out as it made it.
+    const app = await openApp(withGateFor({ allowedOrigins: ['https://api.example.com'] }));
+    const signedIn = await signIn(app);
+
+    // `true`: no redirect to the provider's end-session page.
+    await app.oauth.revokeTokenAndLogout(true);
+
+    expect(app.gate.token()).toBeNull();
+    expect(app.oauth.getRefreshToken()).toBeNull();
+    expect(await provider.refreshFromOutside(signedIn.refresh_token)).toMatchObject({
+      status: 400,
+      body: { error: 'invalid_grant' },
+    });
+    app.close();
+
+    // With its origin listed, the gate writes the access token into the revocation request too, and
+    // the provider refuses the request (a public client authenticates with client_id alone).
+    const listed = await openApp(withGate());
+    await signIn(listed);
+    await expect(listed.oauth.revokeTokenAndLogout(true)).rejects.toMatchObject({
+      status: 400,
+      error: expect.stringContaining('invalid_request'),
+    });
+    listed.close();
+  });
+
   describe('with angular-oauth2-oidc alone (what its users get today)', () => {
     it('fails all 20 calls with 401 once the access token expired: its interceptor neither refreshes nor repeats', async () => {
       const app = await openApp(withItsInterceptorOnly());
@@ -283,6 +350,8 @@ describe('angular-oauth2-oidc behind the gate (the recipe), against oidc-provide
       await signIn(a);
       await pause(50);
       expect(b.gate.token()).toBe(a.oauth.getAccessToken());
+      expect(localStorage.getItem('refresh_token')).toBe(a.oauth.getRefreshToken());
+      expect(sessionStorage.getItem('refresh_token')).toBeNull();
 
       // Both tabs meet the expired token at once: one refresh under the lock, the other tab takes its token.
       await provider.expireAccessTokens();
@@ -329,6 +398,13 @@ describe('angular-oauth2-oidc behind the gate (the recipe), against oidc-provide
   });
 });
 
+it('shows in docs/recipes/angular-oauth2-oidc.md exactly the code this spec runs', () => {
+  const code = readFileSync(join(__dirname, 'provide-angular-oauth2-oidc-refresh.ts'), 'utf8');
+  const doc = readFileSync(join(__dirname, '../../../docs/recipes/angular-oauth2-oidc.md'), 'utf8');
+  // Four backticks: the code's own doc comment holds a fenced example.
+  expect(doc).toContain(`\`\`\`\`ts\n${code}\`\`\`\`\n`);
+});
+
 /** What one application saw, filled while it runs. */
 interface Record {
   /** What `onSessionExpired` was called with. */
@@ -363,6 +439,11 @@ type Setup = (record: Record) => (Provider | EnvironmentProviders)[];
 
 /** The recipe: the gate in front of angular-oauth2-oidc, which has no `sendAccessToken` of its own. */
 function withGate(...features: TokenRefreshFeature[]): Setup {
+  return withGateFor({}, ...features);
+}
+
+/** {@link withGate} with other options; by default the API is the provider's userinfo, so its origin is allowed. */
+function withGateFor(options: Partial<AngularOAuth2OidcRefreshOptions>, ...features: TokenRefreshFeature[]): Setup {
   return (record) => [
     provideHttpClient(
       withInterceptors([
@@ -387,7 +468,11 @@ function withGate(...features: TokenRefreshFeature[]): Setup {
       ),
     ),
     provideAngularOAuth2OidcRefresh(
-      { allowedOrigins: [provider.issuer], onSessionExpired: (error) => record.expired.push(error) },
+      {
+        allowedOrigins: [provider.issuer],
+        onSessionExpired: (error) => record.expired.push(error),
+        ...options,
+      },
       ...features,
     ),
   ];
@@ -418,6 +503,13 @@ const refreshOnEach401: HttpInterceptorFn = (request, next) => {
 
 /** Starts an app, and has angular-oauth2-oidc load the provider's discovery document. */
 async function openApp(setup: Setup, ...providers: Provider[]): Promise<App> {
+  const app = await openAppBeforeDiscovery(setup, ...providers);
+  await app.oauth.loadDiscoveryDocument();
+  return app;
+}
+
+/** Starts an app with angular-oauth2-oidc configured, its discovery document (so its token endpoint) not loaded. */
+async function openAppBeforeDiscovery(setup: Setup, ...providers: Provider[]): Promise<App> {
   const record: Record = { expired: [], events: [], logged: [], tokenEndpointAuthorization: [] };
   const quiet = () => undefined;
   const logger: OAuthLogger = {
@@ -444,7 +536,6 @@ async function openApp(setup: Setup, ...providers: Provider[]): Promise<App> {
     // Sent with every refresh grant: it must stay within what the sign-in granted.
     scope: 'openid offline_access',
   });
-  await oauth.loadDiscoveryDocument();
   const http = app.injector.get(HttpClient);
   const status = (error: unknown) => (error instanceof HttpErrorResponse ? error.status : error);
   return {

@@ -14,8 +14,9 @@ import { from, map, throwError } from 'rxjs';
 export interface AngularOAuth2OidcRefreshOptions {
   /**
    * The origins of your APIs, which get the access token and whose 401s start a refresh (as
-   * `provideTokenRefresh`'s `allowedOrigins`). The identity server's origin belongs here only if you
-   * call one of its protected endpoints (such as userinfo).
+   * `provideTokenRefresh`'s `allowedOrigins`). Leave the identity server's origin out: the token would
+   * go into angular-oauth2-oidc's own requests there too, and a revocation request carrying it is
+   * refused (`invalid_request`). Its `loadUserProfile()` writes the token itself.
    */
   readonly allowedOrigins: readonly (string | RegExp)[];
   /**
