@@ -368,6 +368,23 @@ describe('angular-oauth2-oidc behind the gate (the recipe), against oidc-provide
       b.close();
     });
 
+    it('loses the sign-in with shared localStorage but without withCrossTabSync: two tabs send one refresh token at once', async () => {
+      const shared: Provider = { provide: OAuthStorage, useFactory: () => localStorage };
+      const a = await browser.as(1, () => openApp(withGate(), shared));
+      const b = await browser.as(2, () => openApp(withGate(), shared));
+      await signIn(a);
+      await provider.expireAccessTokens();
+
+      const [inA, inB] = await Promise.all([a.burst(3), b.burst(3)]);
+
+      // Each tab's gate made one refresh, both with the token in localStorage: the second is reuse.
+      expect(await provider.stats()).toMatchObject({ refreshGrants: 1, refreshFailures: { invalid_grant: 1 } });
+      expect(await provider.stats()).toMatchObject({ reuseDetected: 1, revoked: 1 });
+      expect([...inA, ...inB]).toContain(400);
+      a.close();
+      b.close();
+    });
+
     it('loses the sign-in with per-tab storage in a duplicated tab: its copy of the refresh token is spent once the first tab rotates', async () => {
       const first = new MemoryStorage();
       const a = await browser.as(1, () => openApp(withGate(withCrossTabSync()), storage(first)));
