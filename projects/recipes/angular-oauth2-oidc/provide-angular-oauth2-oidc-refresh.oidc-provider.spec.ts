@@ -172,8 +172,14 @@ describe('angular-oauth2-oidc behind the gate (the recipe), against oidc-provide
     await provider.expireAccessTokens();
 
     // The provider rotated, the answer never came (status 0): not a refusal, so the session stays,
-    // with the refresh token angular-oauth2-oidc still holds, which the provider has spent.
+    // with the refresh token angular-oauth2-oidc still holds, which the provider has spent. (jsdom
+    // reports the dropped connection on the console.)
+    const consoleError = jest.spyOn(console, 'error').mockImplementation(() => undefined);
     expect(await app.burst(1)).toEqual([0]);
+    expect(consoleError).toHaveBeenCalledWith(
+      expect.objectContaining({ message: expect.stringContaining('socket hang up') }),
+    );
+    consoleError.mockRestore();
     expect(app.expired).toEqual([]);
     expect(app.oauth.getRefreshToken()).toBe(signedIn.refresh_token);
 
