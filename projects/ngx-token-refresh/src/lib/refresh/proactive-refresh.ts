@@ -125,8 +125,10 @@ export class ProactiveRefresh implements RefreshScheduler {
     if (this.#expiresAt !== Infinity) {
       const { leadTime, minInterval } = this.#settings;
       const expiresAt = this.#expiresAt;
-      // Without `iat`, a token is taken as issued when it last arrived fresh (by the device's clock).
-      const lifetime = iat !== undefined && isTime(exp) ? (exp - iat) * 1000 : expiresAt - this.#freshAt;
+      // Without `iat`, a token is taken as issued when it last arrived fresh (by the device's clock);
+      // before any fresh token (one put back at start-up), what is left of it is all that is known.
+      const issuedAt = this.#freshAt === -Infinity ? now : this.#freshAt;
+      const lifetime = iat !== undefined && isTime(exp) ? (exp - iat) * 1000 : expiresAt - issuedAt;
       const backoff = this.#failures > 0 ? Math.min(minInterval * 2 ** (this.#failures - 1), MAX_BACKOFF_MS) : 0;
       // At most one refresh per minInterval, counted from the last refresh of any kind, and longer
       // after failures.

@@ -604,6 +604,14 @@ describe('withProactiveRefresh', () => {
       expect(refreshes).toHaveLength(2);
     });
 
+    it('caps the lead time of a token put back at start-up at a quarter of what is left of it', () => {
+      const { state, due } = setupOpaque(() => 300);
+      // A reload: the app puts back a 60-second token with 40 s left; the default-like lead (30 s) would
+      // refresh at once, a quarter of the 39 s left (a second early) is 9.75 s.
+      state.setToken('opaque-restored', { restored: true, expiresIn: 40 });
+      expect(due()).toBe(START + 39 * SECOND - 9.75 * SECOND);
+    });
+
     it("prefers a JWT's own exp to the expiresIn given with it", () => {
       const { state, due } = setupOpaque(() => 300);
       const iat = Math.floor(START / 1000);
