@@ -47,7 +47,9 @@ export function describeVersions(): Record<string, string> {
 function commit(): string {
   try {
     const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
-    const changed = git('status', '--porcelain', '--', 'projects/ngx-token-refresh') !== '';
+    // Specs are not part of the package: a spec being written beside the run does not change what is measured.
+    const changed =
+      git('status', '--porcelain', '--', 'projects/ngx-token-refresh', ':(exclude,glob)**/*.spec*.ts') !== '';
     return `commit ${git('rev-parse', '--short', 'HEAD')}${changed ? ' with local changes to the library' : ''}`;
   } catch {
     return 'commit unknown';

@@ -57,6 +57,12 @@ export const BUNDLE_VARIANTS: readonly { id: string; description: string; baseli
     baseline: 'base',
   },
   {
+    id: 'ntr-oauth-oauth4webapi-proactive',
+    description:
+      'ngx-token-refresh/oauth + the oauth4webapi sign-in, with `withProactiveRefresh()` (refreshes ahead of expiry, as `setupAutomaticSilentRefresh` does)',
+    baseline: 'base',
+  },
+  {
     id: 'angular-oauth2-oidc',
     description:
       'angular-oauth2-oidc 21: its interceptor (`sendAccessToken`), discovery, code flow with PKCE, refresh tokens (`setupAutomaticSilentRefresh`)',

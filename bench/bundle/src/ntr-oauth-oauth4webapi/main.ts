@@ -1,24 +1,4 @@
-import { provideHttpClient, withInterceptors } from '@angular/common/http';
-import { provideAppInitializer } from '@angular/core';
-import { bootstrapApplication } from '@angular/platform-browser';
-import { tokenRefreshInterceptor } from 'ngx-token-refresh';
-import { provideOAuthRefresh } from 'ngx-token-refresh/oauth';
+import { bootstrapWithSignIn } from './bootstrap-with-sign-in';
 
-import { App } from '../app';
-import { baseProviders } from '../providers';
-import { CLIENT, discover, signIn } from './oauth4webapi-sign-in';
-
-// The whole stack of an app that uses the OAuth preset: discovery, the sign-in with oauth4webapi
-// (authorization code flow with PKCE), then the refresh by provideOAuthRefresh (no feature).
-discover()
-  .then((server) =>
-    bootstrapApplication(App, {
-      providers: [
-        ...baseProviders,
-        provideHttpClient(withInterceptors([tokenRefreshInterceptor])),
-        provideOAuthRefresh({ tokenEndpoint: server.token_endpoint ?? '', clientId: CLIENT.client_id }),
-        provideAppInitializer(() => signIn(server)),
-      ],
-    }),
-  )
-  .catch((error: unknown) => console.error(error));
+// The sign-in with oauth4webapi, then the OAuth preset with no feature (refresh on 401).
+bootstrapWithSignIn();
