@@ -12,7 +12,8 @@
 // or CHROME_BIN) and the root workspace's @playwright/test (npm ci at the root). Steps:
 //   pack        npm pack dist/ngx-token-refresh -> integration/.pack/ngx-token-refresh.tgz
 //   install     npm ci in the app (its lockfile), then npm install --no-save of that tarball; checks
-//               that the installed files are the packed ones
+//               that the installed files are the packed ones and that the entry points the apps
+//               import (ngx-token-refresh, /testing, /oauth) are exported with their code and types
 //   fixtures    the test pages, session code and spec shared by the apps: fixtures/ copied into the app
 //   ng add      the packed library's ng-add schematic, run again on the app, changes nothing; then, in a
 //               scratch copy with the app.config.ts that ng new wrote (ng-new/), with its defaults, twice
@@ -22,7 +23,8 @@
 //               rendered with an expired token (one refresh, data in the HTML), then four users
 //               rendered in parallel (no token or refresh crosses between them)
 //   browser     Playwright in Chromium: /burst, an expired token, five calls, one refresh on the wire
-//   unit        ng test (the app's own runner: Vitest), with the spec written as the README says
+//   unit        ng test (the app's own runner: Vitest), with the specs written as the README says:
+//               provideTokenRefresh over the app's own config, and provideOAuthRefresh (/oauth)
 //   bundle      ng build -c production,no-library; gzip of the browser bundles with and without the
 //               library, written to integration/RESULTS.md
 // Exits non-zero at the first failure.
@@ -223,8 +225,18 @@ try {
         check(existsSync(copy) && sha(copy) === sha(file), `${relative(appDir, copy)} differs from the packed library`);
       }
     }
-    const version = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')).version;
+    const { version, exports } = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
     console.log(`ngx-token-refresh ${version}: fesm2022/ and types/ match dist/ngx-token-refresh`);
+    // The entry points the fixtures import: a secondary entry point missing from the package's
+    // exports installs fine and only fails where an app imports it.
+    for (const entry of ['.', './testing', './oauth']) {
+      const target = exports?.[entry];
+      check(target?.default && target?.types, `the package exports no ${entry} with code and types`, exports);
+      for (const file of [target.default, target.types]) {
+        check(existsSync(join(installed, file)), `${entry}: ${file} is not in the installed package`);
+      }
+    }
+    console.log(`exports: ${Object.keys(exports).join(', ')}`);
   });
 
   await step('the shared test pages: integration/fixtures/ copied into the app', () => {
@@ -628,9 +640,12 @@ try {
       '# Integration apps: results\n\nWritten by `node integration/run.mjs <app>` (step "bundle cost"): ' +
       'what ngx-token-refresh, wired as its README says, adds to the browser bundles of each app.\n';
     const previous = existsSync(resultsFile) ? readFileSync(resultsFile, 'utf8') : header;
+    // This app's section replaced where it stands (or added at the end), so that a run changes the numbers only.
     const sections = previous.split(/\n(?=## )/);
-    const kept = sections.filter((part) => !part.startsWith(`## ${appName}\n`));
-    writeFileSync(resultsFile, [...kept.map((part) => part.trimEnd() + '\n'), section].join('\n'));
+    const index = sections.findIndex((part) => part.startsWith(`## ${appName}\n`));
+    if (index === -1) sections.push(section);
+    else sections[index] = section;
+    writeFileSync(resultsFile, sections.map((part) => part.trimEnd() + '\n').join('\n'));
     // In the repository's style (the root's prettier), so that `npm run lint` passes on it.
     const prettier = join(root, 'node_modules/prettier/bin/prettier.cjs');
     if (existsSync(prettier))
