@@ -35,3 +35,5 @@ export { isUsableToken as ɵisUsableToken } from './lib/internal/is-usable-token
 export { RuntimeError as ɵRuntimeError, warnRuntime as ɵwarnRuntime } from './lib/internal/runtime-error';
 export { injectTokenWriter as ɵinjectTokenWriter } from './lib/refresh/inject-token-writer';
 export { provideTokenRefreshFrom as ɵprovideTokenRefreshFrom } from './lib/refresh/provide-token-refresh';
+export { readBaseHref as ɵreadBaseHref } from './lib/refresh/create-token-url-policy';
+export { REFRESH_ONLY_UNDER_LOCK as ɵREFRESH_ONLY_UNDER_LOCK } from './lib/refresh/refresh-coordinator';

@@ -80,30 +80,38 @@ export interface OAuthRefreshConfig extends Pick<
    */
   readonly revocationEndpoint?: string;
   /**
-   * Called (in the injection context) when the session ends without the app asking: the server refused
-   * a refresh, or another tab signed out (`signed_out_elsewhere`), after the tokens were forgotten.
-   * Not called for a refresh that failed for a passing reason (the session is kept), nor when
-   * `OAuthSession.restore()` finds no session. Default: none.
+   * Called (in the injection context) once when the session ends without the app asking: the server
+   * refused a refresh, or another tab signed out (`signed_out_elsewhere`), after the tokens were
+   * forgotten. Not called for a refresh that failed for a passing reason (the session is kept), nor
+   * when `OAuthSession.restore()` finds no session, nor for a 401 when there is no session (never
+   * signed in, or ended already: the refresh finds no refresh token, and the call fails with an
+   * `OAuthError` `no_refresh_token`). Default: none.
    *
    * @example onSessionExpired: () => inject(Router).navigate(['/signed-out'])
    */
   readonly onSessionExpired?: (error: OAuthError) => void;
 }
 
-/** {@link OAuthRefreshConfig} as the session uses it: the store made, the defaults in. */
+/** {@link OAuthRefreshConfig} with the defaults in, checked. */
 export interface ResolvedOAuthRefreshConfig {
   readonly tokenEndpoint: string;
   readonly clientId: string;
   readonly scope: string | undefined;
-  readonly store: OAuthRefreshTokenStore;
+  /** Makes the store of one application (each injector its own: a memory store holds one session). */
+  readonly makeStore: () => OAuthRefreshTokenStore;
   /** Whether the store is shared by the tabs (anything but `'memory'`). */
   readonly sharedStore: boolean;
   readonly revocationEndpoint: string | undefined;
   readonly onSessionExpired: ((error: OAuthError) => void) | undefined;
 }
 
-/** The resolved configuration of {@link provideOAuthRefresh}, for its `OAuthSession`. */
-export const OAUTH_REFRESH_CONFIG = new InjectionToken<ResolvedOAuthRefreshConfig>(
+/** The configuration of one application's OAuth session, with its store made. */
+export interface OAuthRefreshSettings extends ResolvedOAuthRefreshConfig {
+  readonly store: OAuthRefreshTokenStore;
+}
+
+/** The configuration of {@link provideOAuthRefresh} in this application, for its `OAuthSession`. */
+export const OAUTH_REFRESH_CONFIG = new InjectionToken<OAuthRefreshSettings>(
   typeof ngDevMode !== 'undefined' && ngDevMode ? 'OAUTH_REFRESH_CONFIG' : '',
   {
     providedIn: 'root',
@@ -118,15 +126,24 @@ export const OAUTH_REFRESH_CONFIG = new InjectionToken<ResolvedOAuthRefreshConfi
   },
 );
 
-/** Fills in the defaults and makes the store; in dev mode, rejects misuse naming the option. */
+/**
+ * Fills in the defaults; in dev mode, rejects misuse naming the option. An absolute endpoint that is
+ * not `https:` (nor `http:` on a loopback host) is refused in production builds too: refresh tokens
+ * must never travel in the clear, and a production configuration is where such a typo hides.
+ */
 export function resolveOAuthRefreshConfig(config: OAuthRefreshConfig): ResolvedOAuthRefreshConfig {
   if (typeof ngDevMode !== 'undefined' && ngDevMode) assertValidConfig(config);
   const { tokenEndpoint, clientId, scope, refreshTokenStore = 'memory', storageKey, revocationEndpoint } = config;
+  for (const url of [tokenEndpoint, revocationEndpoint]) {
+    if (typeof url === 'string' && /^[a-z][a-z0-9+.-]*:/i.test(url) && !isSecureEndpoint(url)) {
+      throw new RuntimeError('InvalidOptions', typeof ngDevMode !== 'undefined' && ngDevMode && `${url} is not https`);
+    }
+  }
   return {
     tokenEndpoint,
     clientId,
     scope,
-    store:
+    makeStore: () =>
       refreshTokenStore === 'memory'
         ? memoryStore()
         : refreshTokenStore === 'local'
@@ -144,8 +161,9 @@ function memoryStore(): OAuthRefreshTokenStore {
 }
 
 /**
- * `localStorage` under `key`. Where it cannot be used (the server, storage blocked by the browser, a
- * full quota) reads give `null` and writes are lost: the session then lasts as long as its access token.
+ * `localStorage` under `key`. Where it cannot be used (the server, storage blocked by the browser)
+ * reads give `null`: the session then lasts as long as its access token. A write that fails (a full
+ * quota) removes the key, so that a spent refresh token is never left to be sent again.
  */
 function localStore(key: string): OAuthRefreshTokenStore {
   const storage = (): Storage | null => {
@@ -168,7 +186,11 @@ function localStore(key: string): OAuthRefreshTokenStore {
         if (token === null) storage()?.removeItem(key);
         else storage()?.setItem(key, token);
       } catch {
-        // Quota exceeded or storage disabled: nothing else to do; the next refresh finds no token.
+        try {
+          storage()?.removeItem(key);
+        } catch {
+          // Storage disabled altogether: there is nothing in it to send again.
+        }
       }
     },
   };
@@ -213,10 +235,14 @@ function assertValidConfig(config: OAuthRefreshConfig): void {
     fail('onSessionExpired must be a function');
 }
 
-/** A relative URL (the app's own origin, judged by the browser), or https, or http on a loopback host. */
-function isSecureEndpoint(url: string): boolean {
+/**
+ * Whether refresh tokens may go to `url`: `https:`, or `http:` on a loopback host. A relative URL is
+ * judged against `base` (the page's URL; without one, taken as secure: it is checked again against
+ * the page before anything is sent).
+ */
+export function isSecureEndpoint(url: string, base = 'https://relative.invalid'): boolean {
   try {
-    return isSecureTokenUrl(new URL(url, 'https://relative.invalid'));
+    return isSecureTokenUrl(new URL(url, base));
   } catch {
     return false;
   }

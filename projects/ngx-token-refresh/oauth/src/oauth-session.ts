@@ -23,7 +23,10 @@ import type { OAuthTokenResponse } from './oauth-token-response';
 export class OAuthSession {
   readonly #state = inject(OAuthSessionState);
 
-  /** The current access token; `null` when signed out, and while a refresh replaces an expired one. */
+  /**
+   * The current access token; `null` when signed out. While a refresh runs it is still the old one
+   * (requests meanwhile wait for the new one).
+   */
   readonly accessToken: Signal<string | null> = this.#state.state.token;
 
   /**

@@ -1,6 +1,13 @@
-import { HttpClient, provideHttpClient, withInterceptors } from '@angular/common/http';
+import { HttpClient, HttpErrorResponse, provideHttpClient, withInterceptors } from '@angular/common/http';
 import { HttpTestingController, type TestRequest, provideHttpClientTesting } from '@angular/common/http/testing';
-import { ErrorHandler } from '@angular/core';
+import {
+  EnvironmentInjector,
+  ErrorHandler,
+  createEnvironmentInjector,
+  provideZonelessChangeDetection,
+  runInInjectionContext,
+} from '@angular/core';
+import { createApplication } from '@angular/platform-browser';
 import { TestBed } from '@angular/core/testing';
 import {
   type TokenRefreshEvent,
@@ -169,6 +176,29 @@ describe('provideOAuthRefresh', () => {
       expect(call.request.headers.has('Authorization')).toBe(false);
       unauthorized(call);
       expect(next.error).toMatchObject({ error: 'no_refresh_token' });
+      // The session ended once: nothing more to report.
+      expect(expired).toHaveLength(1);
+    });
+
+    it('a 401 before any sign-in: the call fails with no_refresh_token, no grant, no onSessionExpired', () => {
+      const { httpTesting, expired, get } = setup();
+      const outcome = get();
+      unauthorized(httpTesting.expectOne(API));
+      expect(outcome.error).toMatchObject({ error: 'no_refresh_token' });
+      expect(expired).toEqual([]);
+    });
+
+    it('a refresh token kept over a reload and refused on the first 401 (no restore() called) ends the session, reported', () => {
+      localStorage.setItem(STORAGE_KEY, 'rt-stored');
+      const { httpTesting, expired, get } = setup({ refreshTokenStore: 'local' }, withCrossTabSync());
+      get();
+      unauthorized(httpTesting.expectOne(API));
+      expectRefreshGrant(httpTesting).request.flush(JSON.stringify({ error: 'invalid_grant' }), {
+        status: 400,
+        statusText: 'Bad Request',
+      });
+      expect(expired.map((error) => error.error)).toEqual(['invalid_grant']);
+      expect(localStorage.getItem(STORAGE_KEY)).toBeNull();
     });
 
     it.each([
@@ -234,6 +264,9 @@ describe('provideOAuthRefresh', () => {
       if (status === 0) request.error(new ProgressEvent('error'));
       else request.flush(JSON.stringify({ error: 'temporarily_unavailable' }), { status, statusText: 'Later' });
 
+      // The HTTP error, even with an OAuth error body: an OAuthError would say the session is over.
+      expect(outcome.error).toBeInstanceOf(HttpErrorResponse);
+      expect(outcome.error).not.toBeInstanceOf(OAuthError);
       expect(outcome.error).toMatchObject({ status });
       expect(expired).toEqual([]);
       expect(session.accessToken()).toBe('at-0');
@@ -343,6 +376,83 @@ describe('provideOAuthRefresh', () => {
       httpTesting.expectOne(REVOCATION_ENDPOINT).flush('', { status: 503, statusText: 'Unavailable' });
       await expect(signedOut).resolves.toBe(false);
       expect(session.accessToken()).toBeNull();
+    });
+  });
+
+  describe('each application its own session', () => {
+    it('gives two applications made from the same providers (two server renders) a store each', async () => {
+      const providers = [
+        provideZonelessChangeDetection(),
+        provideHttpClient(withInterceptors([tokenRefreshInterceptor])),
+        provideHttpClientTesting(),
+        provideOAuthRefresh({ tokenEndpoint: TOKEN_ENDPOINT, clientId: 'spa' }, withNoCrossTabSync()),
+      ];
+      const ada = await createApplication({ providers });
+      const alan = await createApplication({ providers });
+      ada.injector.get(OAuthSession).setTokens(signedIn);
+      await expect(alan.injector.get(OAuthSession).restore()).resolves.toBe(false);
+      expect(alan.injector.get(HttpTestingController).match(TOKEN_ENDPOINT)).toEqual([]);
+      ada.destroy();
+      alan.destroy();
+    });
+
+    it('works in an environment injector of its own (a route), apart from the root', () => {
+      TestBed.configureTestingModule({ providers: [provideHttpClient(), provideHttpClientTesting()] });
+      const child = createEnvironmentInjector(
+        [
+          provideHttpClient(withInterceptors([tokenRefreshInterceptor])),
+          provideHttpClientTesting(),
+          provideOAuthRefresh({ tokenEndpoint: TOKEN_ENDPOINT, clientId: 'spa' }, withNoCrossTabSync()),
+        ],
+        TestBed.inject(EnvironmentInjector),
+      );
+      const session = child.get(OAuthSession);
+      session.setTokens(signedIn);
+      expect(session.accessToken()).toBe('at-0');
+      void runInInjectionContext(child, () => injectTokenRefresh())
+        .refresh()
+        .subscribe({ error: () => undefined });
+      expect(expectRefreshGrant(child.get(HttpTestingController)).form.get('refresh_token')).toBe('rt+0/=');
+      child.destroy();
+    });
+  });
+
+  describe('endpoints that would carry refresh tokens in the clear', () => {
+    it('refuses an absolute http: endpoint away from localhost in a production build too', () => {
+      const global = globalThis as { ngDevMode?: unknown };
+      const devMode = global.ngDevMode;
+      global.ngDevMode = false;
+      try {
+        expect(() => provideOAuthRefresh({ tokenEndpoint: 'http://id.example.com/token', clientId: 'spa' })).toThrow(
+          /InvalidOptions/,
+        );
+        expect(() =>
+          provideOAuthRefresh({
+            tokenEndpoint: TOKEN_ENDPOINT,
+            clientId: 'spa',
+            revocationEndpoint: 'http://id.example.com/revoke',
+          }),
+        ).toThrow(/InvalidOptions/);
+      } finally {
+        global.ngDevMode = devMode;
+      }
+    });
+
+    it('sends nothing to a relative endpoint of a page served over http: away from localhost', () => {
+      const base = document.createElement('base');
+      base.href = 'http://app.example.com/';
+      document.head.append(base);
+      try {
+        const { httpTesting, session, expired } = setup({ tokenEndpoint: '/oauth/token' });
+        session.setTokens(signedIn);
+        void TestBed.runInInjectionContext(() => injectTokenRefresh())
+          .refresh()
+          .subscribe({ error: () => undefined });
+        httpTesting.expectNone(() => true);
+        expect(expired.map((error) => error.error)).toEqual(['insecure_endpoint']);
+      } finally {
+        base.remove();
+      }
     });
   });
 

@@ -3,11 +3,13 @@ import { type EnvironmentProviders, inject, makeEnvironmentProviders } from '@an
 import {
   type TokenRefreshFeature,
   ɵRuntimeError as RuntimeError,
+  ɵREFRESH_ONLY_UNDER_LOCK as REFRESH_ONLY_UNDER_LOCK,
   ɵprovideTokenRefreshFrom as provideTokenRefreshFrom,
   ɵwarnRuntime as warnRuntime,
 } from 'ngx-token-refresh';
 
 import { OAUTH_REFRESH_CONFIG, type OAuthRefreshConfig, resolveOAuthRefreshConfig } from './oauth-refresh-config';
+import { OAuthSession } from './oauth-session';
 import { OAuthSessionState } from './oauth-session-state';
 import type { OAuthTokens } from './oauth-token-response';
 
@@ -26,7 +28,10 @@ import type { OAuthTokens } from './oauth-token-response';
  * its token response to `OAuthSession.setTokens()`. Add `tokenRefreshInterceptor` to
  * `withInterceptors`. Features are the interceptor's, as for `provideTokenRefresh`; with a refresh
  * token shared by the tabs (`refreshTokenStore: 'local'`), pass `withCrossTabSync()` so that tabs
- * take turns (dev mode warns when neither it nor `withNoCrossTabSync()` is given).
+ * take turns (dev mode warns when neither it nor `withNoCrossTabSync()` is given): a tab then never
+ * refreshes without the lock (one that waits longer than `refreshTimeout` fails its refresh with
+ * `Timeout` and keeps the session). Everything belongs to the injector that gets these providers:
+ * each application, or each environment injector, has its own session and store.
  *
  * @usageNotes
  * ```ts
@@ -73,7 +78,13 @@ export function provideOAuthRefresh(
     }
   }
   return makeEnvironmentProviders([
-    { provide: OAUTH_REFRESH_CONFIG, useValue: resolved },
+    // Per injector: each application (each server render, each environment injector) its own store
+    // and session, even when these providers are made once in module scope.
+    { provide: OAUTH_REFRESH_CONFIG, useFactory: () => ({ ...resolved, store: resolved.makeStore() }) },
+    OAuthSessionState,
+    OAuthSession,
+    // One copy of the refresh token for all tabs: a tab must never send it without the cross-tab lock.
+    resolved.sharedStore ? { provide: REFRESH_ONLY_UNDER_LOCK, useValue: true } : [],
     provideTokenRefreshFrom(
       'provideOAuthRefresh',
       {

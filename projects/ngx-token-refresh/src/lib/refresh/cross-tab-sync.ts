@@ -5,14 +5,17 @@ import { Observable, type Subscriber } from 'rxjs';
 import { injectCallbackRunner } from '../internal/inject-callback-runner';
 import { isUsableToken } from '../internal/is-usable-token';
 import type { RefreshResult } from './refresh-call';
-import type { CoordinatedGate, RefreshCoordinator } from './refresh-coordinator';
+import { type CoordinatedGate, REFRESH_ONLY_UNDER_LOCK, type RefreshCoordinator } from './refresh-coordinator';
 import type { ResolvedTokenRefreshOptions } from './resolve-token-refresh-options';
+import { TokenRefreshError } from './token-refresh-error';
 
 /** The settings of {@link CrossTabSync}, as `withCrossTabSync` resolved them. */
 export interface CrossTabSyncSettings {
   readonly name: string;
   readonly shareToken: boolean;
   readonly onSignedOutElsewhere?: () => void;
+  /** Never refresh without the lock (see `REFRESH_ONLY_UNDER_LOCK`). */
+  readonly onlyUnderLock?: boolean;
 }
 
 /** What tabs tell each other on the channel. A token comes with the version it is (see `#version`). */
@@ -45,7 +48,9 @@ const MESSAGE_GRACE_MS = 1000;
  *
  * A tab closed in the middle of a refresh releases its locks (the browser does that), so the next
  * tab goes on. A tab that cannot get the lock within `refreshTimeout` refreshes without it: the
- * server's overlap window keeps the session then, and nothing hangs.
+ * server's overlap window keeps the session then, and nothing hangs. Where the refresh token is one
+ * copy shared by the tabs (`REFRESH_ONLY_UNDER_LOCK`), it fails its refresh with `Timeout` instead
+ * (the session is kept, and the next 401 tries again).
  */
 export class CrossTabSync implements RefreshCoordinator {
   readonly #settings: CrossTabSyncSettings;
@@ -79,7 +84,8 @@ export class CrossTabSync implements RefreshCoordinator {
     if (!isPlatformBrowser(inject(PLATFORM_ID))) return null;
     const locks = typeof navigator === 'undefined' ? undefined : navigator.locks;
     if (typeof locks?.request !== 'function' || typeof BroadcastChannel !== 'function') return null;
-    return new CrossTabSync(settings, gate, options.refreshTimeout, locks);
+    const onlyUnderLock = inject(REFRESH_ONLY_UNDER_LOCK, { optional: true }) ?? false;
+    return new CrossTabSync({ ...settings, onlyUnderLock }, gate, options.refreshTimeout, locks);
   }
 
   private constructor(
@@ -122,8 +128,23 @@ export class CrossTabSync implements RefreshCoordinator {
         })
         .catch(() => {
           // Aborted: the gate no longer needs this refresh (it unsubscribed), or the lock stayed
-          // taken for refreshTimeout, and then this tab refreshes without it.
-          if (timedOut && !subscriber.closed) void this.#refresh(refresh, subscriber);
+          // taken for refreshTimeout, and then this tab refreshes without it (or, when that could
+          // send a refresh token another tab is sending, gives up for now).
+          if (!timedOut || subscriber.closed) return;
+          if (!this.#settings.onlyUnderLock) {
+            void this.#refresh(refresh, subscriber);
+            return;
+          }
+          subscriber.next({
+            ok: false,
+            error: new TokenRefreshError(
+              'Timeout',
+              typeof ngDevMode !== 'undefined' &&
+                ngDevMode &&
+                `another tab held the refresh lock for longer than ${this.#refreshTimeout} ms`,
+            ),
+          });
+          subscriber.complete();
         });
       return () => {
         clearTimeout(timer);
