@@ -40,7 +40,8 @@ export interface OAuthRefreshConfig extends Pick<
 > {
   /**
    * The authorization server's token endpoint (`token_endpoint` of its discovery document), where
-   * `grant_type=refresh_token` is posted. Must be `https:` (or `http:` on localhost). Required.
+   * `grant_type=refresh_token` is posted. Must be `https:` (or `http:` on a loopback host), in
+   * production builds too. Required.
    */
   readonly tokenEndpoint: string;
   /** The client's `client_id` (a public client: no secret lives in a browser). Required. */
@@ -56,12 +57,13 @@ export interface OAuthRefreshConfig extends Pick<
    *
    * - `'memory'` (default): this tab's memory. Nothing on disk; a reload or a new tab signs in again
    *   (silently, when the identity server still has its session). Each tab is its own session, so
-   *   tabs cannot spend each other's tokens. Pair it with `withCrossTabSync({ shareToken: false })`
-   *   to share sign-outs, or with `withNoCrossTabSync()`.
+   *   tabs cannot spend each other's tokens. With `withCrossTabSync()`, tabs that have a session
+   *   share access tokens and sign-outs; a tab without one takes no other tab's token.
    * - `'local'`: `localStorage`, one copy for all the tabs of the origin: it survives reloads and
    *   browser restarts (until the server expires it), and any script of the origin can read it. Read
    *   at the start of each refresh and replaced before its answer is handed on, so with
-   *   `withCrossTabSync()` (which makes tabs take turns) every refresh sends the newest one.
+   *   `withCrossTabSync()` (which makes tabs take turns, and then never lets one refresh without the
+   *   lock) every refresh sends the newest one.
    * - an {@link OAuthRefreshTokenStore} of the app's.
    *
    * `sessionStorage` is not offered: a duplicated tab copies it, which makes two live copies of one
