@@ -89,10 +89,10 @@ interface Built {
 }
 
 /**
- * The `ɵkind` of every feature (lib/refresh/token-refresh-feature.ts): strings only a `withX()` carries
- * in a production build. 'NoCrossTabSync' contains 'CrossTabSync', so a build without either passes.
+ * The `ɵkind` of every feature (lib/refresh/token-refresh-feature.ts): string literals only a `withX()`
+ * carries in a production build, searched for with their quotes.
  */
-const FEATURE_KINDS = ['CrossTabSync', 'NoCrossTabSync', 'ProactiveRefresh', 'ServerSession'];
+const FEATURE_KINDS = ['CrossTabSync', 'NoCrossTabSync', 'ProactiveRefresh', 'ServerSession', 'DPoP'];
 
 /**
  * The builds that pass no feature, checked for every feature kind: the interceptor alone, the
@@ -153,7 +153,11 @@ export function runBundles(log: (line: string) => void, only?: readonly string[]
   const featureKindsFound: Record<string, string[]> = {};
   for (const id of FEATURELESS_BUILDS) {
     const b = built.get(id);
-    if (b) featureKindsFound[id] = FEATURE_KINDS.filter((kind) => b.text.includes(kind));
+    // As a literal of its own: the word alone also appears inside messages ("DPoP tokens need withDPoP()").
+    if (b)
+      featureKindsFound[id] = FEATURE_KINDS.filter((kind) =>
+        ['"', "'", '`'].some((q) => b.text.includes(`${q}${kind}${q}`)),
+      );
   }
   const checked = FEATURELESS_BUILDS.every((id) => id in featureKindsFound);
   return {

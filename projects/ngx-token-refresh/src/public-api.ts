@@ -22,6 +22,11 @@ export type { ProactiveRefreshOptions } from './lib/refresh/with-proactive-refre
 export { withServerSession } from './lib/refresh/with-server-session';
 export type { ServerSessionOptions } from './lib/refresh/with-server-session';
 
+// DPoP
+export { injectDPoPKeyPair } from './lib/dpop/inject-dpop-key-pair';
+export { withDPoP } from './lib/dpop/with-dpop';
+export type { DPoPOptions } from './lib/dpop/with-dpop';
+
 // JWT
 export { parseJwtClaims } from './lib/jwt/parse-jwt-claims';
 export type { JwtClaims } from './lib/jwt/parse-jwt-claims';
@@ -37,3 +42,4 @@ export { injectTokenWriter as ɵinjectTokenWriter } from './lib/refresh/inject-t
 export { provideTokenRefreshFrom as ɵprovideTokenRefreshFrom } from './lib/refresh/provide-token-refresh';
 export { readBaseHref as ɵreadBaseHref } from './lib/refresh/create-token-url-policy';
 export { REFRESH_ONLY_UNDER_LOCK as ɵREFRESH_ONLY_UNDER_LOCK } from './lib/refresh/refresh-coordinator';
+export { DPOP_KEYS as ɵDPOP_KEYS } from './lib/dpop/dpop-keys';

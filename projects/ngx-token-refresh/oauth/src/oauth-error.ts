@@ -10,7 +10,8 @@
  * `invalid_request`, `unsupported_grant_type`: the configuration does not match the server), or one of
  * this library's own:
  * - `invalid_response`: a success without a usable `access_token`, a body that is not JSON (an HTML
- *   page), a `token_type` other than `Bearer`, or an error status without an OAuth error body;
+ *   page), a `token_type` other than `Bearer` (`DPoP` with `withDPoP()`), or an error status without an
+ *   OAuth error body;
  * - `no_refresh_token`: the store held no refresh token to send;
  * - `insecure_endpoint`: the endpoint is neither `https:` nor `http:` on a loopback host (a relative
  *   URL on a page served over plain `http:`); nothing was sent;

@@ -110,6 +110,8 @@ export interface ResolvedOAuthRefreshConfig {
 /** The configuration of one application's OAuth session, with its store made. */
 export interface OAuthRefreshSettings extends ResolvedOAuthRefreshConfig {
   readonly store: OAuthRefreshTokenStore;
+  /** The `token_type` the tokens must have: `'dpop'` with `withDPoP()`, else `'bearer'`. */
+  readonly tokenType: 'bearer' | 'dpop';
 }
 
 /** The configuration of {@link provideOAuthRefresh} in this application, for its `OAuthSession`. */

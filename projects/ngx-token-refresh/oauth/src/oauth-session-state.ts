@@ -56,7 +56,7 @@ export class OAuthSessionState {
   }
 
   setTokens(response: OAuthTokenResponse): void {
-    const tokens = readTokenResponse(response, 200);
+    const tokens = readTokenResponse(response, 200, this.#config.tokenType);
     // A new sign-in: its refresh token replaces any other; without one there is nothing to refresh with.
     this.#config.store.set(tokens.refreshToken ?? null);
     this.#remember(tokens.accessToken, tokens.expiresIn);
@@ -130,7 +130,7 @@ export class OAuthSessionState {
             'the token endpoint answered with something that is not JSON',
           );
         }
-        const tokens = readTokenResponse(body, response.status);
+        const tokens = readTokenResponse(body, response.status, this.#config.tokenType);
         if (store.get() !== refreshToken) {
           // Another tab signed in or out while this refresh ran (this tab's own sign-out cancels it):
           // its answer belongs to a session that is over, and must reach neither this tab nor the others.

@@ -35,7 +35,8 @@ export class OAuthSession {
    * token into the store, its `expires_in` to `withProactiveRefresh()`.
    *
    * @throws {OAuthError} `invalid_response` when the answer has no usable `access_token`, a
-   *   `token_type` other than `Bearer`, or an unusable `refresh_token`; nothing changes then.
+   *   `token_type` other than `Bearer` (`DPoP` with `withDPoP()`), or an unusable `refresh_token`;
+   *   nothing changes then.
    */
   setTokens(response: OAuthTokenResponse): void {
     this.#state.setTokens(response);

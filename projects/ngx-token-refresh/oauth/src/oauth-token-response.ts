@@ -10,7 +10,10 @@ import { OAuthError } from './oauth-error';
 export interface OAuthTokenResponse {
   /** The access token. Required. */
   readonly access_token: string;
-  /** `Bearer` (any case); a missing one counts as `Bearer`. */
+  /**
+   * `Bearer` (any case; a missing one counts as `Bearer`), or `DPoP` with `withDPoP()`, which then
+   * requires it (RFC 9449 §5: a client that asked for a bound token discards an unbound one).
+   */
   readonly token_type?: string;
   /** Seconds the access token lives; numeric strings are read too (some servers send them). */
   readonly expires_in?: number | string;
@@ -34,11 +37,12 @@ export interface OAuthTokens {
 /**
  * Reads a token response, or throws an {@link OAuthError} `invalid_response` that says what is wrong:
  * not an object, no usable `access_token` (missing, empty, not a string, or with spaces or control
- * characters, which a header cannot carry), a `token_type` other than `Bearer`, or a `refresh_token`
- * that is present but unusable (the server rotated it, so the old one is spent: keeping the old one
- * would only fail later). `status`: the HTTP status, for the error.
+ * characters, which a header cannot carry), a `token_type` other than `tokenType` (`'bearer'`, which a
+ * missing one counts as, or `'dpop'`), or a `refresh_token` that is present but unusable (the server
+ * rotated it, so the old one is spent: keeping the old one would only fail later). `status`: the HTTP
+ * status, for the error.
  */
-export function readTokenResponse(body: unknown, status: number): OAuthTokens {
+export function readTokenResponse(body: unknown, status: number, tokenType: 'bearer' | 'dpop'): OAuthTokens {
   const fail = (problem: string): never => {
     throw new OAuthError('invalid_response', status, problem);
   };
@@ -48,8 +52,13 @@ export function readTokenResponse(body: unknown, status: number): OAuthTokens {
   const response = body as Record<string, unknown>;
   const { access_token, token_type, expires_in, refresh_token } = response;
   if (!isUsableToken(access_token)) fail('the token response has no usable access_token');
-  if (token_type !== undefined && (typeof token_type !== 'string' || token_type.toLowerCase() !== 'bearer')) {
-    fail(`token_type ${JSON.stringify(token_type)} is not supported; only Bearer tokens are`);
+  const type = token_type === undefined ? 'bearer' : typeof token_type === 'string' ? token_type.toLowerCase() : null;
+  if (type !== tokenType) {
+    fail(
+      tokenType === 'dpop'
+        ? `token_type ${JSON.stringify(token_type)} is not DPoP: with withDPoP(), tokens not bound to the key are refused`
+        : `token_type ${JSON.stringify(token_type)} is not supported; only Bearer tokens are (DPoP tokens need withDPoP())`,
+    );
   }
   if (refresh_token !== undefined && !isUsableToken(refresh_token)) {
     fail('the token response has a refresh_token that is not a usable token');

@@ -15,6 +15,7 @@ import {
   injectTokenRefresh,
   tokenRefreshInterceptor,
   withCrossTabSync,
+  withDPoP,
   withNoCrossTabSync,
   withProactiveRefresh,
   withServerSession,
@@ -297,6 +298,17 @@ describe('provideOAuthRefresh', () => {
       for (const bad of [null, 'at', {}, { access_token: '' }, { access_token: 'x', token_type: 'DPoP' }]) {
         expect(() => session.setTokens(bad as unknown as OAuthTokenResponse)).toThrow(OAuthError);
       }
+      expect(session.accessToken()).toBe('at-0');
+    });
+
+    it('with withDPoP(), takes only DPoP-bound tokens (RFC 9449 §5), and without it, only Bearer ones', () => {
+      const { session } = setup({}, withNoCrossTabSync(), withDPoP());
+      session.setTokens({ ...signedIn, token_type: 'DPoP' });
+      expect(session.accessToken()).toBe('at-0');
+      expect(() => session.setTokens({ ...signedIn, access_token: 'at-1', token_type: 'Bearer' })).toThrow(
+        /is not DPoP/,
+      );
+      expect(() => session.setTokens({ ...signedIn, access_token: 'at-1' })).toThrow(/is not DPoP/);
       expect(session.accessToken()).toBe('at-0');
     });
 

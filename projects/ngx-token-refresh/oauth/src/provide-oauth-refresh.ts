@@ -3,6 +3,7 @@ import { type EnvironmentProviders, inject, makeEnvironmentProviders } from '@an
 import {
   type TokenRefreshFeature,
   ɵRuntimeError as RuntimeError,
+  ɵDPOP_KEYS as DPOP_KEYS,
   ɵREFRESH_ONLY_UNDER_LOCK as REFRESH_ONLY_UNDER_LOCK,
   ɵprovideTokenRefreshFrom as provideTokenRefreshFrom,
   ɵwarnRuntime as warnRuntime,
@@ -80,7 +81,15 @@ export function provideOAuthRefresh(
   return makeEnvironmentProviders([
     // Per injector: each application (each server render, each environment injector) its own store
     // and session, even when these providers are made once in module scope.
-    { provide: OAUTH_REFRESH_CONFIG, useFactory: () => ({ ...resolved, store: resolved.makeStore() }) },
+    {
+      provide: OAUTH_REFRESH_CONFIG,
+      useFactory: () => ({
+        ...resolved,
+        store: resolved.makeStore(),
+        // withDPoP() registers its keys here: then only DPoP-bound tokens are taken.
+        tokenType: inject(DPOP_KEYS, { self: true, optional: true }) ? 'dpop' : 'bearer',
+      }),
+    },
     OAuthSessionState,
     OAuthSession,
     // One copy of the refresh token for all tabs: a tab must never send it without the cross-tab lock.

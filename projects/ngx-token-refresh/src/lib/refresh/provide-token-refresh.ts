@@ -8,6 +8,7 @@ import { RENDER_SESSION } from './render-session';
 import { resolveTokenRefreshOptions } from './resolve-token-refresh-options';
 import type { TokenRefreshFeature } from './token-refresh-feature';
 import type { TokenRefreshOptions } from './token-refresh-options';
+import { TOKEN_TRANSPORT } from './token-transport';
 
 /** The gate of the interceptor registered by {@link provideTokenRefresh} in this injector. */
 export const TOKEN_REFRESH_GATE = new InjectionToken<RefreshGate>(
@@ -86,6 +87,7 @@ export function provideTokenRefreshFrom(
           coordinator: inject(REFRESH_COORDINATOR, { self: true, optional: true }),
           scheduler: inject(REFRESH_SCHEDULER, { self: true, optional: true }),
           session: inject(RENDER_SESSION, { self: true, optional: true }),
+          transport: inject(TOKEN_TRANSPORT, { self: true, optional: true }),
         });
       },
     },
@@ -108,6 +110,12 @@ function assertValidFeatures(caller: string, features: readonly TokenRefreshFeat
       throw new RuntimeError('InvalidOptions', `${caller} got the feature ${kind} twice; pass each feature once`);
     }
     kinds.add(kind);
+  }
+  if (kinds.has('DPoP') && kinds.has('ServerSession')) {
+    throw new RuntimeError(
+      'InvalidOptions',
+      `${caller} got withDPoP() and withServerSession(); a server render has no DPoP key to sign with: render signed-in pages in the browser`,
+    );
   }
   if (kinds.has('CrossTabSync') && kinds.has('NoCrossTabSync')) {
     throw new RuntimeError(

@@ -34,6 +34,7 @@ import { TokenRefreshError } from './token-refresh-error';
 import { warnTokenNotAttached } from './warn-token-not-attached';
 import { warnUnmanagedOrigin } from './warn-unmanaged-origin';
 import type { TokenRefreshEvent } from './token-refresh-event';
+import type { TokenTransport, TokenTransportFactory } from './token-transport';
 import { TOKEN_REFRESH_RETRY_COUNT } from './token-refresh-retry-count';
 import type { TokenRefreshRef } from './token-refresh-ref';
 
@@ -89,6 +90,8 @@ export interface GateFeatures {
   readonly scheduler?: RefreshSchedulerFactory | null;
   /** Takes a server render's session from its request, and hands it to the browser (`withServerSession`). */
   readonly session?: RenderSessionFactory | null;
+  /** Carries the token its own way, with a proof per request (`withDPoP`). */
+  readonly transport?: TokenTransportFactory | null;
 }
 
 /**
@@ -126,6 +129,8 @@ export class RefreshGate {
   readonly #scheduler: RefreshScheduler | null;
   /** The session of a server render (`withServerSession`), or `null`. */
   readonly #session: RenderSession | null;
+  /** Carries the token with a proof per request (`withDPoP`), or `null`: `setAuthHeader` does. */
+  readonly #transport: TokenTransport | null;
   /** `disable()`: the interceptor lets every request and response by untouched. */
   #disabled = false;
 
@@ -146,6 +151,7 @@ export class RefreshGate {
     features: GateFeatures = {},
   ) {
     this.#refreshCall = new RefreshCall(options, this.#injector);
+    this.#transport = features.transport?.() ?? null;
     const document = inject(DOCUMENT, { optional: true });
     this.#allows = createTokenUrlPolicy(options.allowedOrigins, () => readBaseHref(document));
     inject(DestroyRef).onDestroy(() => this.#destroy());
@@ -175,8 +181,10 @@ export class RefreshGate {
     // has() first: get() would store the default in every request's context.
     const context = request.context;
     if (this.#refreshCall.isSending) {
-      // The refresh request itself: during a server render, the render's session sends it.
-      return this.#session ? this.#session.sendRefresh(request, next, this.#allows(request.url)) : next(request);
+      // The refresh request itself: during a server render, the render's session sends it; with a
+      // transport of its own (a proof), the transport does.
+      if (this.#session) return this.#session.sendRefresh(request, next, this.#allows(request.url));
+      return this.#transport ? this.#transport.sendRefresh(request, next) : next(request);
     }
     if (this.#disabled || (context.has(SKIP_TOKEN_REFRESH) && context.get(SKIP_TOKEN_REFRESH))) {
       return next(request);
@@ -225,13 +233,19 @@ export class RefreshGate {
 
   /** `request` with `token` written by `setAuthHeader`, if its URL may carry a token; else unchanged. */
   withToken(request: HttpRequest<unknown>, token: string): HttpRequest<unknown> {
-    return this.#allows(request.url) ? this.options.setAuthHeader(request, token) : request;
+    // A transport's token needs a proof signed for the request, which this cannot give: sent without
+    // one, never downgraded to a bearer token.
+    return this.#allows(request.url) && !this.#transport ? this.options.setAuthHeader(request, token) : request;
   }
 
   /** Sends `attempt` with `token` (none for `null`); `epoch` is the token state it goes out in. */
   #send(attempt: Attempt, token: string | null, epoch: number): Observable<HttpEvent<unknown>> {
-    const request = token === null ? attempt.request : this.options.setAuthHeader(attempt.request, token);
-    const sent = attempt.next(request);
+    const sent =
+      token === null
+        ? attempt.next(attempt.request)
+        : this.#transport
+          ? this.#transport.send(attempt.request, token, attempt.next)
+          : attempt.next(this.options.setAuthHeader(attempt.request, token));
     // Out of retries (a repeat, by default): nothing left to catch, so no operator to pay for.
     if (attempt.retries >= this.options.maxRetryCount) return sent;
     return sent.pipe(

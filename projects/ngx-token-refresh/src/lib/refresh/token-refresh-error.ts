@@ -13,8 +13,11 @@ import { formatRuntimeError } from '../internal/runtime-error';
  *   `TokenRefreshRef.refresh()` see it (failed requests get their own 401 back).
  * - `NoSession`: with `withServerSession()`, a server render without a request (prerendering) was
  *   asked to refresh; there is no session to refresh with, and nothing was sent.
+ * - `NoKey`: with `withDPoP()`, a request or a refresh needed a proof and there is no key to sign it:
+ *   on the server, or in a browser without WebCrypto (an insecure context). Nothing was sent.
  */
-export type TokenRefreshErrorCode = 'InvalidToken' | 'NoResponse' | 'Timeout' | 'Destroyed' | 'Cancelled' | 'NoSession';
+export type TokenRefreshErrorCode =
+  'InvalidToken' | 'NoResponse' | 'Timeout' | 'Destroyed' | 'Cancelled' | 'NoSession' | 'NoKey';
 
 /**
  * The error a refresh fails with when the refresh request itself did not fail but gave no usable

@@ -3,7 +3,7 @@ import type { Provider } from '@angular/core';
 /**
  * The kinds of {@link TokenRefreshFeature}. Each kind may be given once to one provider call.
  */
-export type TokenRefreshFeatureKind = 'CrossTabSync' | 'NoCrossTabSync' | 'ProactiveRefresh' | 'ServerSession';
+export type TokenRefreshFeatureKind = 'CrossTabSync' | 'NoCrossTabSync' | 'ProactiveRefresh' | 'ServerSession' | 'DPoP';
 
 /**
  * A feature of the token-refresh interceptor, made by a `withX()` function and passed to

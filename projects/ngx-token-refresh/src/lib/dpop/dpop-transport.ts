@@ -1,0 +1,134 @@
+import {
+  HttpErrorResponse,
+  type HttpEvent,
+  type HttpHandlerFn,
+  HttpHeaderResponse,
+  type HttpHeaders,
+  type HttpRequest,
+  HttpResponse,
+} from '@angular/common/http';
+import { type Observable, catchError, defer, switchMap, tap, throwError } from 'rxjs';
+
+import type { TokenTransport } from '../refresh/token-transport';
+import { type DPoPKey, base64url, sha256 } from './dpop-key';
+
+/**
+ * Sends requests with DPoP (RFC 9449): the token as `Authorization: DPoP <token>`, and in the `DPoP`
+ * header a proof signed for that one request with the origin's key (`htm`, `htu`, `iat`, a fresh
+ * `jti`, `ath` with a token, and the server's nonce once it gave one). The refresh request gets a proof
+ * without `ath`.
+ *
+ * - Nonces: the `DPoP-Nonce` of every answer (success or error) is kept per origin and goes into every
+ *   later proof for that origin. A `use_dpop_nonce` challenge (401 from a resource server, 400 from a
+ *   token endpoint) that brings a nonce is answered here: the request is signed again and sent once
+ *   more. No token refresh, and other requests are not held for it.
+ * - Cached: the key, its header and thumbprint, and the hash of the current token. Never a proof.
+ */
+export class DPoPTransport implements TokenTransport {
+  readonly #key: () => Promise<DPoPKey>;
+  readonly #baseHref: () => string | undefined;
+  /** The last nonce each origin gave. */
+  readonly #nonces = new Map<string, string>();
+  /** `ath` of the last token signed for: one hash per token, not per request. */
+  #ath: { readonly token: string; readonly value: Promise<string> } | null = null;
+
+  constructor(key: () => Promise<DPoPKey>, baseHref: () => string | undefined) {
+    this.#key = key;
+    this.#baseHref = baseHref;
+  }
+
+  send(request: HttpRequest<unknown>, token: string, next: HttpHandlerFn): Observable<HttpEvent<unknown>> {
+    return this.#send(request, token, next, true);
+  }
+
+  sendRefresh(request: HttpRequest<unknown>, next: HttpHandlerFn): Observable<HttpEvent<unknown>> {
+    return this.#send(request, null, next, true);
+  }
+
+  /** Signs and sends `request`; `answerChallenge`: a nonce challenge may still be answered once. */
+  #send(
+    request: HttpRequest<unknown>,
+    token: string | null,
+    next: HttpHandlerFn,
+    answerChallenge: boolean,
+  ): Observable<HttpEvent<unknown>> {
+    const url = new URL(request.url, this.#baseHref());
+    const origin = url.origin;
+    return defer(async () => {
+      const proof = await this.#proof(request.method, `${origin}${url.pathname}`, this.#nonces.get(origin), token);
+      return request.clone({
+        setHeaders: token === null ? { DPoP: proof } : { Authorization: `DPoP ${token}`, DPoP: proof },
+      });
+    }).pipe(
+      switchMap((signed) => next(signed)),
+      tap({
+        next: (event) => {
+          if (event instanceof HttpResponse || event instanceof HttpHeaderResponse)
+            this.#keepNonce(origin, event.headers);
+        },
+        error: (error: unknown) => {
+          if (error instanceof HttpErrorResponse) this.#keepNonce(origin, error.headers);
+        },
+      }),
+      catchError((error: unknown) =>
+        answerChallenge && isNonceChallenge(error) ? this.#send(request, token, next, false) : throwError(() => error),
+      ),
+    );
+  }
+
+  #keepNonce(origin: string, headers: HttpHeaders): void {
+    const nonce = headers.get('DPoP-Nonce');
+    // RFC 9449 §8.1: visible ASCII without spaces or quotes; anything else is not a nonce.
+    if (nonce && /^[\x21\x23-\x5b\x5d-\x7e]+$/.test(nonce)) this.#nonces.set(origin, nonce);
+  }
+
+  async #proof(method: string, htu: string, nonce: string | undefined, token: string | null): Promise<string> {
+    const key = await this.#key();
+    const claims: Record<string, string | number> = {
+      jti: crypto.randomUUID(),
+      htm: method,
+      htu,
+      iat: Math.floor(Date.now() / 1000),
+    };
+    if (token !== null) claims['ath'] = await this.#hash(token);
+    if (nonce !== undefined) claims['nonce'] = nonce;
+    const input = `${key.header}.${base64url(JSON.stringify(claims))}`;
+    const signature = await crypto.subtle.sign(
+      { name: 'ECDSA', hash: 'SHA-256' },
+      key.privateKey,
+      new TextEncoder().encode(input),
+    );
+    // WebCrypto's ECDSA signature is r || s, 64 bytes: what JWS ES256 wants.
+    return `${input}.${base64url(signature)}`;
+  }
+
+  #hash(token: string): Promise<string> {
+    if (this.#ath?.token !== token) this.#ath = { token, value: sha256(token).then(base64url) };
+    return this.#ath.value;
+  }
+}
+
+/**
+ * A `use_dpop_nonce` challenge that brings a nonce: a 401 whose `WWW-Authenticate` has a `DPoP`
+ * challenge with `error="use_dpop_nonce"` (a resource server), or a 400 whose JSON body has
+ * `"error": "use_dpop_nonce"` (a token endpoint, RFC 6749 §5.2 style).
+ */
+function isNonceChallenge(error: unknown): boolean {
+  if (!(error instanceof HttpErrorResponse) || !error.headers.get('DPoP-Nonce')) return false;
+  if (error.status === 401) {
+    // Only the DPoP scheme defines this error, so the two together are the challenge, wherever the
+    // header puts them among other challenges and parameters.
+    const challenge = error.headers.get('WWW-Authenticate') ?? '';
+    return /(^|[\s,])DPoP(\s|$)/i.test(challenge) && /\berror\s*=\s*"?use_dpop_nonce\b/i.test(challenge);
+  }
+  if (error.status !== 400) return false;
+  let body: unknown = error.error;
+  if (typeof body === 'string') {
+    try {
+      body = JSON.parse(body);
+    } catch {
+      return false;
+    }
+  }
+  return typeof body === 'object' && body !== null && (body as { error?: unknown }).error === 'use_dpop_nonce';
+}

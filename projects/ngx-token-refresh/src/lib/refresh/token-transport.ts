@@ -1,0 +1,28 @@
+import type { HttpEvent, HttpHandlerFn, HttpRequest } from '@angular/common/http';
+import { InjectionToken } from '@angular/core';
+import type { Observable } from 'rxjs';
+
+/**
+ * How requests carry the token when `setAuthHeader` cannot do it (made by `withDPoP()`): the token
+ * goes with a proof that must be signed, asynchronously, for each request, and the server may ask
+ * for the request again with a nonce. The gate knows only this contract, so an application without
+ * such a feature ships none of it.
+ */
+export interface TokenTransport {
+  /**
+   * Sends `request` with `token`, in place of `next(setAuthHeader(request, token))`. A challenge the
+   * transport answers itself (a nonce) is repeated here, once, and never reaches the gate as a
+   * reason to refresh; any other failure reaches it as it came.
+   */
+  send(request: HttpRequest<unknown>, token: string, next: HttpHandlerFn): Observable<HttpEvent<unknown>>;
+  /** Sends the refresh request itself (which carries no access token), in place of `next(request)`. */
+  sendRefresh(request: HttpRequest<unknown>, next: HttpHandlerFn): Observable<HttpEvent<unknown>>;
+}
+
+/** Makes the transport of a gate, in the gate's injection context. */
+export type TokenTransportFactory = () => TokenTransport;
+
+/** The transport factory a feature registered in the injector that provides the interceptor. */
+export const TOKEN_TRANSPORT = new InjectionToken<TokenTransportFactory>(
+  typeof ngDevMode !== 'undefined' && ngDevMode ? 'TOKEN_TRANSPORT' : '',
+);
