@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 
 import { type BrowserContext, type Page, type Request, expect, test } from '@playwright/test';
 
-import { PROACTIVE_PROVIDER_PORT, REACTIVE_PROVIDER_PORT } from './playwright.oidc.config';
+import { DPOP_PROVIDER_PORT, PROACTIVE_PROVIDER_PORT, REACTIVE_PROVIDER_PORT } from './playwright.oidc.config';
 
 // projects/oidc-demo against oidc-provider (see playwright.oidc.config.ts): the sign-in through the
 // provider's own pages (the authorization code flow with PKCE, by oauth4webapi), then the refresh by
@@ -15,6 +15,8 @@ import { PROACTIVE_PROVIDER_PORT, REACTIVE_PROVIDER_PORT } from './playwright.oi
 const REACTIVE = { issuer: `http://localhost:${REACTIVE_PROVIDER_PORT}`, ttl: 4 };
 /** Access tokens of 8 s: refreshed ahead of expiry (a quarter of their life before it). */
 const PROACTIVE = { issuer: `http://localhost:${PROACTIVE_PROVIDER_PORT}`, ttl: 8 };
+/** DPoP-bound tokens only, a nonce in every proof, access tokens of 4 s: the demo with withDPoP(). */
+const DPOP = { issuer: `http://localhost:${DPOP_PROVIDER_PORT}`, ttl: 4 };
 
 test('signs in on the provider’s pages with the code flow and PKCE, and the access token opens userinfo', async ({
   context,
@@ -154,6 +156,105 @@ test('a reload keeps the session, and signing out in one tab signs out every tab
   expect(after.reuseDetected - before.reuseDetected).toBe(0);
 });
 
+test('DPoP: the tokens are bound to one key of the browser, kept over a reload and shared by the tabs; a copied token is refused', async ({
+  context,
+}) => {
+  const { issuer } = DPOP;
+  await useProvider(context, issuer, { dpop: true });
+  const proofs = recordProofs(context, issuer);
+  const start = await stats(issuer);
+  const first = await context.newPage();
+  const exchanged = first.waitForResponse(
+    (response) => grantType(response.request(), issuer) === 'authorization_code' && response.status() === 200,
+  );
+
+  // The sign-in: oauth4webapi exchanges the code with a proof of the key withDPoP() made and stored.
+  await signIn(first);
+  const tokens = (await (await exchanged).json()) as { token_type: string; access_token: string };
+  expect(tokens.token_type).toBe('DPoP');
+
+  // The access token copied out of the page, replayed without the key, is refused; the page's own
+  // calls with it, just after, are answered (checked below): refused for the key, not for its age.
+  // (The provider says only "invalid token provided" in either case.)
+  const copied = tokens.access_token;
+  const userinfo = `${issuer}/me`;
+  const asBearer = await fetch(userinfo, { headers: { authorization: `Bearer ${copied}` } });
+  expect(asBearer.status, 'the bound token as Bearer').toBe(401);
+  expect(asBearer.headers.get('www-authenticate')).toContain('error="invalid_token"');
+  const withoutProof = await fetch(userinfo, { headers: { authorization: `DPoP ${copied}` } });
+  expect(withoutProof.status, 'the bound token as DPoP, without a proof').toBe(400);
+  expect(await withoutProof.json()).toMatchObject({ error: 'invalid_request' });
+  // With a proof of another key (and the provider's nonce): refused too.
+  const otherKey = await fetchWithProofOfAnotherKey(userinfo, copied);
+  expect(otherKey.status, 'the bound token with a proof of another key').toBe(401);
+  expect(otherKey.headers.get('www-authenticate')).toContain('error="invalid_token"');
+  await first.getByTestId('call').click();
+  await expect(first.getByTestId('answered')).toHaveText('1');
+  await expect(first.getByTestId('userinfo')).toContainText('"sub": "ada"');
+  const pageCalls = (await Promise.all(proofs)).filter((proof) => proof.authorization === `DPoP ${copied}`);
+  expect(
+    pageCalls.map((proof) => proof.status),
+    'the page’s calls with the copied token',
+  ).toContain(200);
+
+  // After expiry, a burst of 5 calls at once: one refresh grant (with a proof), every call answered.
+  const burst = await stats(issuer);
+  await post(`${issuer}/__harness/expire-access-tokens`);
+  await burstOfCalls(first, 5);
+  await expect(first.getByTestId('answered')).toHaveText('6');
+  await expect(first.getByTestId('failed')).toHaveText('0');
+  let now = await stats(issuer);
+  expect(now.refreshGrants - burst.refreshGrants, 'refresh grants for the burst').toBe(1);
+  expect(now.userinfo.ok - burst.userinfo.ok, 'calls answered by userinfo').toBe(5);
+
+  // A reload: the key comes back from IndexedDB, and the refresh token bound to it is accepted.
+  const reload = now;
+  await first.reload();
+  await expect(first.getByTestId('status')).toHaveText('Signed in');
+  await first.getByTestId('call').click();
+  await expect(first.getByTestId('answered')).toHaveText('1');
+  now = await stats(issuer);
+  expect(now.refreshGrants - reload.refreshGrants, 'the reload’s refresh grant').toBe(1);
+
+  // A second tab: the same key; after an expiry, calls in both tabs at once make one refresh grant.
+  const second = await context.newPage();
+  await second.goto('/');
+  await expect(second.getByTestId('status')).toHaveText('Signed in');
+  const tabs = await stats(issuer);
+  await post(`${issuer}/__harness/expire-access-tokens`);
+  await Promise.all([burstOfCalls(first, 3), burstOfCalls(second, 3)]);
+  await expect(first.getByTestId('answered')).toHaveText('4');
+  await expect(second.getByTestId('answered')).toHaveText('3');
+  for (const tab of [first, second]) await expect(tab.getByTestId('failed')).toHaveText('0');
+  now = await stats(issuer);
+  expect(now.refreshGrants - tabs.refreshGrants, 'refresh grants for both tabs').toBe(1);
+
+  // Every proof the provider got, from oauth4webapi and from both tabs, names the same public key;
+  // every token request carried one, and every userinfo call went as `DPoP` with a proof.
+  const seen = await Promise.all(proofs);
+  const grants = seen.filter((proof) => proof.url === `${issuer}/token`);
+  expect(grants.filter((proof) => proof.grantType === 'authorization_code').length).toBeGreaterThanOrEqual(1);
+  expect(grants.filter((proof) => proof.grantType === 'refresh_token').length).toBeGreaterThanOrEqual(3);
+  expect(grants.every((proof) => proof.key !== null)).toBe(true);
+  const calls = seen.filter((proof) => proof.url === userinfo);
+  expect(calls.length).toBeGreaterThanOrEqual(11);
+  expect(calls.every((proof) => proof.key !== null && proof.authorization?.startsWith('DPoP '))).toBe(true);
+  expect(new Set(seen.map((proof) => proof.key)), 'public keys in the proofs').toEqual(new Set([seen[0]?.key]));
+  expect(new Set(seen.map((proof) => proof.page)).size, 'tabs that sent proofs').toBe(2);
+
+  // The provider asked for nonces, and was answered: no refresh refused, no sign-in revoked.
+  expect(now.dpopNonceChallenges - start.dpopNonceChallenges, 'nonce challenges').toBeGreaterThanOrEqual(1);
+  expect(now.refreshFailures['invalid_grant'] ?? 0, 'refused refresh grants').toBe(
+    start.refreshFailures['invalid_grant'] ?? 0,
+  );
+  expect(now.reuseDetected - start.reuseDetected).toBe(0);
+  expect(now.revoked - start.revoked).toBe(0);
+  test.info().annotations.push({
+    type: 'DPoP',
+    description: `${seen.length} proofs, one key; ${now.dpopNonceChallenges - start.dpopNonceChallenges} nonce challenges`,
+  });
+});
+
 interface ProviderStats {
   readonly codeGrants: number;
   readonly refreshGrants: number;
@@ -161,6 +262,7 @@ interface ProviderStats {
   readonly reuseDetected: number;
   readonly revoked: number;
   readonly userinfo: { readonly ok: number; readonly unauthorized: number };
+  readonly dpopNonceChallenges: number;
 }
 
 /** What the provider counted so far (the harness's hook, outside the provider). */
@@ -177,8 +279,85 @@ function expectNoSessionEnded(before: ProviderStats, after: ProviderStats): void
 }
 
 /** The app's config.json names `issuer`: one build, any provider (as a deployment would). */
-async function useProvider(context: BrowserContext, issuer: string): Promise<void> {
-  await context.route('**/config.json', (route) => route.fulfill({ json: { issuer } }));
+async function useProvider(context: BrowserContext, issuer: string, options: { dpop?: boolean } = {}): Promise<void> {
+  await context.route('**/config.json', (route) => route.fulfill({ json: { issuer, ...options } }));
+}
+
+async function post(url: string): Promise<void> {
+  const response = await fetch(url, { method: 'POST' });
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+}
+
+/** Clicks "Call userinfo" `count` times in one task: the calls go out together. */
+async function burstOfCalls(page: Page, count: number): Promise<void> {
+  await page.getByTestId('call').evaluate((button: HTMLElement, times) => {
+    for (let index = 0; index < times; index++) button.click();
+  }, count);
+}
+
+interface SeenProof {
+  readonly url: string;
+  readonly grantType: string | null;
+  /** The proof's public key (`x.y` of its `jwk`), or null without a proof. */
+  readonly key: string | null;
+  readonly authorization: string | undefined;
+  readonly page: Page | null;
+  /** The answer's status (0: none). */
+  readonly status: number;
+}
+
+/** The DPoP proofs of every request of `context` to `issuer`'s token and userinfo endpoints. */
+function recordProofs(context: BrowserContext, issuer: string): Promise<SeenProof>[] {
+  const seen: Promise<SeenProof>[] = [];
+  context.on('request', (request) => {
+    const url = request.url().split('?')[0] ?? '';
+    if (request.method() === 'OPTIONS' || (url !== `${issuer}/token` && url !== `${issuer}/me`)) return;
+    seen.push(
+      Promise.all([request.allHeaders(), request.response()]).then(([headers, response]) => {
+        const proof = headers['dpop'];
+        const header = proof
+          ? (JSON.parse(Buffer.from(proof.split('.')[0] ?? '', 'base64url').toString()) as {
+              jwk: { x: string; y: string };
+            })
+          : null;
+        return {
+          url,
+          grantType: grantType(request, issuer),
+          key: header ? `${header.jwk.x}.${header.jwk.y}` : null,
+          authorization: headers['authorization'],
+          page: request.frame().page(),
+          status: response?.status() ?? 0,
+        };
+      }),
+    );
+  });
+  return seen;
+}
+
+/**
+ * GET `url` with `token` and a valid proof signed by a key of this process (not the browser's): first
+ * without a nonce, then with the one the provider asks for.
+ */
+async function fetchWithProofOfAnotherKey(url: string, token: string): Promise<Response> {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const { kty, crv, x, y } = publicKey.export({ format: 'jwk' });
+  const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const proof = (nonce?: string) => {
+    const input = `${encode({ typ: 'dpop+jwt', alg: 'ES256', jwk: { kty, crv, x, y } })}.${encode({
+      jti: randomUUID(),
+      htm: 'GET',
+      htu: url,
+      iat: Math.floor(Date.now() / 1000),
+      ath: createHash('sha256').update(token).digest('base64url'),
+      ...(nonce ? { nonce } : {}),
+    })}`;
+    const signature = sign('sha256', Buffer.from(input), { key: privateKey, dsaEncoding: 'ieee-p1363' });
+    return `${input}.${signature.toString('base64url')}`;
+  };
+  const send = (nonce?: string) => fetch(url, { headers: { authorization: `DPoP ${token}`, dpop: proof(nonce) } });
+  const challenged = await send();
+  const nonce = challenged.headers.get('dpop-nonce');
+  return challenged.status === 401 && nonce ? send(nonce) : challenged;
 }
 
 /** Signs in from the app's start page through the provider's login and consent pages. */

@@ -13,6 +13,11 @@ export const APP_PORT = 4320;
 export const REACTIVE_PROVIDER_PORT = 4401;
 /** The provider whose access tokens live 8 seconds: refreshed ahead of expiry (2 s before, a quarter). */
 export const PROACTIVE_PROVIDER_PORT = 4402;
+/**
+ * The provider that issues DPoP-bound tokens only and asks for a nonce in every proof (4-second
+ * access tokens, refreshed on their 401): the demo runs with `withDPoP()` against it.
+ */
+export const DPOP_PROVIDER_PORT = 4403;
 
 const APP_ORIGIN = `http://127.0.0.1:${APP_PORT}`;
 
@@ -26,8 +31,8 @@ const PROVIDER_NODE = existsSync(join(__dirname, '..', NODE_22)) ? NODE_22 : 'no
 /**
  * Chromium tests of projects/oidc-demo (the authorization code flow with PKCE by oauth4webapi, the
  * refresh by `provideOAuthRefresh`) against oidc-provider, the OpenID Certified npm package, started
- * twice by e2e/oidc/oidc-provider-server.mjs with strict refresh-token rotation (no grace window) and
- * short opaque access tokens. The app runs on 127.0.0.1, the providers on localhost: two sites, as an
+ * three times by e2e/oidc/oidc-provider-server.mjs with strict refresh-token rotation (no grace window) and
+ * short opaque access tokens, the third with DPoP-bound tokens and nonces. The app runs on 127.0.0.1, the providers on localhost: two sites, as an
  * app and its identity server are. Build first: `ng build oidc-demo`.
  */
 export default defineConfig({
@@ -48,14 +53,20 @@ export default defineConfig({
   },
   webServer: [
     ...[
-      { port: REACTIVE_PROVIDER_PORT, ttl: 4 },
-      { port: PROACTIVE_PROVIDER_PORT, ttl: 8 },
-    ].map(({ port, ttl }) => ({
+      { port: REACTIVE_PROVIDER_PORT, ttl: 4, dpop: false },
+      { port: PROACTIVE_PROVIDER_PORT, ttl: 8, dpop: false },
+      { port: DPOP_PROVIDER_PORT, ttl: 4, dpop: true },
+    ].map(({ port, ttl, dpop }) => ({
       command: `${PROVIDER_NODE} e2e/oidc/oidc-provider-server.mjs`,
       cwd: '..',
       url: `http://localhost:${port}/.well-known/openid-configuration`,
       reuseExistingServer: false,
-      env: { PORT: String(port), ACCESS_TOKEN_TTL: String(ttl), REDIRECT_URIS: `${APP_ORIGIN}/callback` },
+      env: {
+        PORT: String(port),
+        ACCESS_TOKEN_TTL: String(ttl),
+        REDIRECT_URIS: `${APP_ORIGIN}/callback`,
+        ...(dpop ? { DPOP: '1' } : {}),
+      },
     })),
     {
       command: 'node e2e/serve-showcase.mjs dist/oidc-demo/browser',

@@ -40,6 +40,12 @@ const HARNESS_CALLBACK = '/__harness/callback';
  * @param {string[]} [options.redirectUris] the client's redirect URIs besides the harness's own
  * @param {string[]} [options.corsOrigins] origins allowed to call the token, revocation and userinfo
  *   endpoints from a browser, besides the origins of the redirect URIs
+ * @param {boolean} [options.dpop] sender-constrained tokens only (RFC 9449): the client must prove
+ *   a DPoP key at the token endpoint (`dpop_bound_access_tokens`), so every access token and refresh
+ *   token is bound to the key, and every proof, at /token and at userinfo, must carry the provider's
+ *   nonce (a first proof without one is answered `use_dpop_nonce` with a `DPoP-Nonce` header). The
+ *   harness's own `signIn()` sends no proof, so it is refused in this mode. Default false: DPoP is
+ *   then only accepted, never asked for (oidc-provider's default).
  * @param {string} [options.storeFile] keep the provider's data (grants, tokens, sessions, and the
  *   signing and cookie keys) in this JSON file, written on every change and read at start: a restart
  *   then keeps every session. Without it, everything lives in memory and a restart forgets it all.
@@ -48,7 +54,14 @@ const HARNESS_CALLBACK = '/__harness/callback';
  *   signIn(login?: string): Promise<object>, close(): Promise<void> }>}
  */
 export async function startOidcProvider(options = {}) {
-  const { port: wantedPort = 0, accessTokenTtl = 5, redirectUris = [], corsOrigins = [], storeFile } = options;
+  const {
+    port: wantedPort = 0,
+    accessTokenTtl = 5,
+    redirectUris = [],
+    corsOrigins = [],
+    storeFile,
+    dpop = false,
+  } = options;
 
   let handle = (_req, res) => res.writeHead(503).end();
   const servers = [createServer((req, res) => handle(req, res))];
@@ -72,6 +85,8 @@ export async function startOidcProvider(options = {}) {
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
         redirect_uris: allRedirectUris,
+        // A code or refresh grant without a proof is refused: no token of this client is unbound.
+        ...(dpop ? { dpop_bound_access_tokens: true } : {}),
       },
     ],
     pkce: { required: () => true },
@@ -100,6 +115,11 @@ export async function startOidcProvider(options = {}) {
       devInteractions: { enabled: true },
       revocation: { enabled: true, allowedPolicy: (_ctx, client, token) => token.clientId === client.clientId },
       userinfo: { enabled: true },
+      // With a nonceSecret, the provider also lists DPoP-Nonce in Access-Control-Expose-Headers at
+      // /token and userinfo (WWW-Authenticate is exposed there anyway), and it allows whatever
+      // request headers the preflight asks for, DPoP included. The secret lives as long as the
+      // process: a restart makes the nonces in flight stale, which costs one more challenge.
+      ...(dpop ? { dPoP: { enabled: true, nonceSecret: randomBytes(32), requireNonce: () => true } } : {}),
     },
     findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
     jwks: { keys: [keys.signingKey] },
@@ -168,6 +188,14 @@ export async function startOidcProvider(options = {}) {
       });
       return;
     }
+    if (req.method !== 'OPTIONS') {
+      res.on('finish', () => {
+        // A nonce challenge: 400 at /token, 401 at userinfo, each with the nonce to use.
+        if ((res.statusCode === 400 || res.statusCode === 401) && res.getHeader('dpop-nonce')) {
+          counts.dpopNonceChallenges += 1;
+        }
+      });
+    }
     if (pathname === '/me' && req.method !== 'OPTIONS') {
       res.on('finish', () => {
         if (res.statusCode === 200) counts.userinfo.ok += 1;
@@ -188,6 +216,8 @@ export async function startOidcProvider(options = {}) {
  * @property {number} revoked grants revoked (reuse, or a refresh token revoked at the revocation endpoint)
  * @property {number} droppedAnswers refresh answers destroyed by `drop-next-refresh`
  * @property {{ ok: number, unauthorized: number }} userinfo answers of the protected resource
+ * @property {number} dpopNonceChallenges answers asking for a DPoP nonce (`use_dpop_nonce`: 400 at
+ *   /token, 401 at userinfo)
  */
 function newStats() {
   return {
@@ -198,6 +228,7 @@ function newStats() {
     revoked: 0,
     droppedAnswers: 0,
     userinfo: { ok: 0, unauthorized: 0 },
+    dpopNonceChallenges: 0,
   };
 }
 
@@ -490,6 +521,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     redirectUris: list(process.env.REDIRECT_URIS),
     corsOrigins: list(process.env.CORS_ORIGINS),
     storeFile: process.env.STORE_FILE || undefined,
+    dpop: process.env.DPOP === '1',
   });
   const stop = () => harness.close().then(() => process.exit(0));
   process.once('SIGTERM', stop);

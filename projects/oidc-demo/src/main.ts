@@ -2,11 +2,11 @@ import { bootstrapApplication } from '@angular/platform-browser';
 
 import { App } from './app/app';
 import { createAppConfig } from './app/app.config';
-import { loadAuthorizationServer } from './app/authorization-server';
+import { loadDemoSetup } from './app/authorization-server';
 
 // The provider's endpoints are discovered first: provideOAuthRefresh needs the token endpoint.
-loadAuthorizationServer()
-  .then((server) => bootstrapApplication(App, createAppConfig(server)))
+loadDemoSetup()
+  .then((setup) => bootstrapApplication(App, createAppConfig(setup)))
   .catch((error: unknown) => {
     console.error(error);
     document.body.textContent = `The application could not start: ${error instanceof Error ? error.message : String(error)}`;

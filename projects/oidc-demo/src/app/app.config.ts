@@ -7,22 +7,25 @@ import {
   provideZonelessChangeDetection,
 } from '@angular/core';
 import { provideRouter } from '@angular/router';
-import type { AuthorizationServer } from 'oauth4webapi';
-import { tokenRefreshInterceptor, withCrossTabSync, withProactiveRefresh } from 'ngx-token-refresh';
+import { tokenRefreshInterceptor, withCrossTabSync, withDPoP, withProactiveRefresh } from 'ngx-token-refresh';
 import { OAuthSession, provideOAuthRefresh } from 'ngx-token-refresh/oauth';
 
 import { routes } from './app.routes';
-import { AUTHORIZATION_SERVER, CLIENT } from './authorization-server';
+import { AUTHORIZATION_SERVER, CLIENT, type DemoSetup, USE_DPOP } from './authorization-server';
 import { RefreshActivity } from './refresh-activity';
 
-/** The application's providers, for the provider whose metadata `server` is. */
-export function createAppConfig(server: AuthorizationServer): ApplicationConfig {
+/**
+ * The application's providers, for the provider whose metadata `server` is; with `dpop`, the tokens
+ * are bound to a key of this browser (the same key in every tab and after a reload).
+ */
+export function createAppConfig({ server, dpop }: DemoSetup): ApplicationConfig {
   return {
     providers: [
       provideBrowserGlobalErrorListeners(),
       provideZonelessChangeDetection(),
       provideRouter(routes),
       { provide: AUTHORIZATION_SERVER, useValue: server },
+      { provide: USE_DPOP, useValue: dpop },
       provideHttpClient(withFetch(), withInterceptors([tokenRefreshInterceptor])),
       provideOAuthRefresh(
         {
@@ -39,6 +42,7 @@ export function createAppConfig(server: AuthorizationServer): ApplicationConfig 
         },
         withCrossTabSync(),
         withProactiveRefresh(),
+        ...(dpop ? [withDPoP()] : []),
       ),
       provideAppInitializer(() => {
         // Counts from the first event on, the restore's refresh included.

@@ -10,21 +10,39 @@ export const AUTHORIZATION_SERVER = new InjectionToken<oauth.AuthorizationServer
 /** This application as the provider knows it: a public client (no secret), so PKCE protects the code. */
 export const CLIENT: oauth.Client = { client_id: 'spa' };
 
+/**
+ * Whether the tokens are sender-constrained (DPoP, RFC 9449): the refresh goes through `withDPoP()`,
+ * and the sign-in's code exchange proves the same key.
+ */
+export const USE_DPOP = new InjectionToken<boolean>('USE_DPOP', { factory: () => false });
+
 /** What `config.json`, served next to `index.html`, holds: one build runs against any provider. */
 interface DemoConfig {
   readonly issuer: string;
+  /** DPoP-bound tokens; the provider must support DPoP. Default false (Bearer tokens). */
+  readonly dpop?: boolean;
+}
+
+/** The provider's metadata and how to use it. */
+export interface DemoSetup {
+  readonly server: oauth.AuthorizationServer;
+  readonly dpop: boolean;
 }
 
 /**
- * Reads the issuer from `config.json` and fetches its discovery document
+ * Reads `config.json` and fetches the issuer's discovery document
  * (`/.well-known/openid-configuration`), checking that it names the same issuer.
  */
-export async function loadAuthorizationServer(): Promise<oauth.AuthorizationServer> {
+export async function loadDemoSetup(): Promise<DemoSetup> {
   const response = await fetch('config.json');
   if (!response.ok) throw new Error(`config.json: HTTP ${response.status}`);
-  const { issuer } = (await response.json()) as DemoConfig;
+  const { issuer, dpop } = (await response.json()) as DemoConfig;
   const issuerUrl = new URL(issuer);
-  return oauth.processDiscoveryResponse(issuerUrl, await oauth.discoveryRequest(issuerUrl, requestOptions(issuerUrl)));
+  const server = await oauth.processDiscoveryResponse(
+    issuerUrl,
+    await oauth.discoveryRequest(issuerUrl, requestOptions(issuerUrl)),
+  );
+  return { server, dpop: dpop === true };
 }
 
 /**

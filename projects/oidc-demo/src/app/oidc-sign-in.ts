@@ -1,7 +1,8 @@
-import { DOCUMENT, Injectable, inject } from '@angular/core';
+import { DOCUMENT, EnvironmentInjector, Injectable, inject, runInInjectionContext } from '@angular/core';
+import { injectDPoPKeyPair } from 'ngx-token-refresh';
 import * as oauth from 'oauth4webapi';
 
-import { AUTHORIZATION_SERVER, CLIENT, requestOptions } from './authorization-server';
+import { AUTHORIZATION_SERVER, CLIENT, USE_DPOP, requestOptions } from './authorization-server';
 
 /** Where the PKCE verifier and the state wait during the trip to the provider's pages (this tab only). */
 const PENDING_SIGN_IN = 'oidc-demo.pending-sign-in';
@@ -19,6 +20,8 @@ interface PendingSignIn {
 export class OidcSignIn {
   readonly #server = inject(AUTHORIZATION_SERVER);
   readonly #location = inject(DOCUMENT).location;
+  readonly #dpop = inject(USE_DPOP);
+  readonly #injector = inject(EnvironmentInjector);
 
   /** Leaves for the provider's sign-in page; it comes back to `/callback`. */
   async start(): Promise<void> {
@@ -53,16 +56,33 @@ export class OidcSignIn {
     const { codeVerifier, state } = JSON.parse(stored) as PendingSignIn;
     const server = this.#server;
     const parameters = oauth.validateAuthResponse(server, CLIENT, callbackUrl, state);
-    const response = await oauth.authorizationCodeGrantRequest(
-      server,
-      CLIENT,
-      oauth.None(),
-      parameters,
-      this.#redirectUri(),
-      codeVerifier,
-      requestOptions(server.issuer),
-    );
-    return oauth.processAuthorizationCodeResponse(server, CLIENT, response);
+    // With DPoP, the exchange proves the key withDPoP() signs with (from IndexedDB, or made now), so
+    // the tokens are bound to the key the library refreshes and calls with.
+    const DPoP = this.#dpop
+      ? oauth.DPoP(CLIENT, await runInInjectionContext(this.#injector, injectDPoPKeyPair))
+      : undefined;
+    const exchange = async () =>
+      oauth.processAuthorizationCodeResponse(
+        server,
+        CLIENT,
+        await oauth.authorizationCodeGrantRequest(
+          server,
+          CLIENT,
+          oauth.None(),
+          parameters,
+          this.#redirectUri(),
+          codeVerifier,
+          { ...requestOptions(server.issuer), DPoP },
+        ),
+      );
+    try {
+      return await exchange();
+    } catch (error) {
+      // A provider that asks for a nonce answers the first proof with use_dpop_nonce (before it looks
+      // at the code); the handle has kept the nonce, and the exchange is made once more.
+      if (DPoP && oauth.isDPoPNonceError(error)) return exchange();
+      throw error;
+    }
   }
 
   #redirectUri(): string {
