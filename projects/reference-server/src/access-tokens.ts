@@ -18,6 +18,11 @@ export interface AccessTokenClaims {
   readonly iat: number;
   /** Expires at, in seconds since the epoch: rejected from this second on. */
   readonly exp: number;
+  /**
+   * The `cnf.jkt` claim (RFC 9449 §6.1): the thumbprint of the DPoP key the token is bound to, so it
+   * is accepted only with a proof made with that key; `null`: a bearer token.
+   */
+  readonly jkt: string | null;
 }
 
 /** Why a token was rejected: `expired` (an otherwise good token whose time ran out) or `invalid`. */
@@ -25,8 +30,16 @@ export type AccessTokenProblem = 'expired' | 'invalid';
 
 /** Signs and verifies this server's access tokens; from {@link createAccessTokens}. */
 export interface AccessTokens {
-  /** A new signed token for this account and family, valid for the configured lifetime. */
-  issue(subject: { readonly username: string; readonly role: Role; readonly familyId: string }): string;
+  /**
+   * A new signed token for this account and family, valid for the configured lifetime; bound to the
+   * DPoP key `jkt` (`cnf.jkt`) when given one.
+   */
+  issue(subject: {
+    readonly username: string;
+    readonly role: Role;
+    readonly familyId: string;
+    readonly jkt?: string | null;
+  }): string;
   /**
    * The claims of a token, or why it is rejected. `allowExpired` accepts a genuine token whose time
    * ran out (for logout, where refusing one would only keep a session alive). Never throws.
@@ -51,6 +64,8 @@ const ISSUER = 'ngx-token-refresh-reference-server';
 const AUDIENCE = 'ngx-token-refresh-api';
 /** A token of ours is a few hundred characters; anything far longer is refused before parsing. */
 const MAX_TOKEN_LENGTH = 4096;
+/** A JWK SHA-256 thumbprint (RFC 7638) in base64url: 32 bytes, 43 characters. */
+const THUMBPRINT = /^[A-Za-z0-9_-]{43}$/;
 /**
  * How many verified tokens {@link createAccessTokens} remembers. A client sends the same token with
  * every call until it is replaced, so its signature is checked once and later calls find its claims
@@ -67,7 +82,7 @@ export const ISSUED_AT_LEEWAY_SECONDS = 30;
 
 /**
  * Access tokens as JWTs (HS256 with `secret`), carrying `sub`, `role`, `sid`, `jti`, `iat`, `exp`,
- * `iss` and `aud`. Verification pins the algorithm, the issuer and the audience, requires every
+ * `iss` and `aud`, and `cnf.jkt` when bound to a DPoP key. Verification pins the algorithm, the issuer and the audience, requires every
  * claim, and refuses an `iat` more than {@link ISSUED_AT_LEEWAY_SECONDS} ahead of `now`, the clock
  * (milliseconds), injectable for tests.
  *
@@ -106,7 +121,7 @@ export function createAccessTokens(options: {
   });
   const verified = new Map<string, VerifiedToken>();
   return {
-    issue({ username, role, familyId }) {
+    issue({ username, role, familyId, jkt = null }) {
       const iat = Math.floor(now() / 1000);
       return sign({
         role,
@@ -117,6 +132,7 @@ export function createAccessTokens(options: {
         iat,
         exp: iat + ttlSeconds,
         jti: randomUUID(),
+        ...(jkt === null ? {} : { cnf: { jkt } }),
       });
     },
 
@@ -144,8 +160,10 @@ export function createAccessTokens(options: {
     } catch {
       return null;
     }
-    const { sub, role, sid, jti, iat, exp, nbf } = payload;
+    const { sub, role, sid, jti, iat, exp, nbf, cnf } = payload;
+    const jkt = readThumbprint(cnf);
     const valid =
+      jkt !== undefined &&
       typeof sub === 'string' &&
       (role === 'admin' || role === 'viewer') &&
       typeof sid === 'string' &&
@@ -156,11 +174,19 @@ export function createAccessTokens(options: {
       Number.isFinite(exp) &&
       (nbf === undefined || (typeof nbf === 'number' && Number.isFinite(nbf)));
     if (!valid) return null;
-    const known: VerifiedToken = { claims: { sub, role, sid, jti, iat, exp }, nbf };
+    const known: VerifiedToken = { claims: { sub, role, sid, jti, iat, exp, jkt }, nbf };
     // Oldest first out (a Map keeps insertion order): a token still in use comes back with one more
     // signature check.
     if (verified.size >= VERIFIED_TOKENS_KEPT) verified.delete(verified.keys().next().value as string);
     verified.set(token, known);
     return known;
   }
+}
+
+/** The `jkt` of a `cnf` claim: `null` without one, `undefined` when it is there but not a thumbprint. */
+function readThumbprint(cnf: unknown): string | null | undefined {
+  if (cnf === undefined) return null;
+  if (typeof cnf !== 'object' || cnf === null) return undefined;
+  const { jkt } = cnf as { jkt?: unknown };
+  return typeof jkt === 'string' && THUMBPRINT.test(jkt) ? jkt : undefined;
 }

@@ -4,6 +4,8 @@ import { readBearerToken } from '#contract';
 
 import type { AccessTokens } from './access-tokens.js';
 import { ANY_OPERATION_ERRORS, errorResponses } from './api-schemas.js';
+import { tokenRequestProofError } from './dpop-errors.js';
+import type { DpopProofs } from './dpop-proofs.js';
 import { HttpError } from './http-error.js';
 import { verifyPassword } from './password-hash.js';
 import type { ServerConfig } from './read-config.js';
@@ -16,6 +18,8 @@ import {
   readLoginDeviceCookies,
   setLoginDeviceCookie,
 } from './login-devices.js';
+import { createProveDpopKey } from './prove-dpop-key.js';
+import { readAuthorization } from './read-authorization.js';
 import { clearRefreshCookie, readRefreshCookies, setRefreshCookie } from './refresh-cookie.js';
 import { type RefreshTokens, createFamilyId } from './refresh-tokens.js';
 import type { LoginDelayPolicy, Repository } from './repository.js';
@@ -32,6 +36,8 @@ export interface AuthRoutesOptions {
   readonly now: () => number;
   /** A hash of a random password, verified against when the account is unknown (equal timing). */
   readonly dummyPasswordHash: string;
+  /** DPoP's mode and proofs when DPOP is `allowed` or `required`; `null` (DPOP=off): nothing of DPoP. */
+  readonly dpop: { readonly mode: 'allowed' | 'required'; readonly proofs: DpopProofs } | null;
 }
 
 const LOGIN_BODY_SCHEMA = {
@@ -147,6 +153,13 @@ const CLEANUP_INTERVAL_MS = 60_000;
  * cookies in one request (cookie tossing from a sibling subdomain) are sorted out by
  * {@link pickRefreshCookie}.
  *
+ * With DPoP on (see dpop-proofs.ts), login and refresh check the request's DPoP proof first, before
+ * the rate limits and before anything of the session (400 `invalid_dpop_proof` or `use_dpop_nonce`
+ * with `DPoP-Nonce`; see prove-dpop-key.ts): a login with a proof binds its family to the proof's key,
+ * and a refresh of a bound family must prove that key (401 `InvalidRefreshToken` otherwise, nothing
+ * rotated, revoked or cleared); the access tokens they issue are bound to the proven key. Logout takes
+ * `Authorization: DPoP` with a proof to name the session; a bound token sent as Bearer names none.
+ *
  * Each is rate-limited (429 `TooManyRequests` with `Retry-After`), with its own limit from the
  * configuration, counted in the database so that every instance sees the same counts: login per
  * client address (a trusted device of the account named per device instead) and per account with
@@ -154,7 +167,7 @@ const CLEANUP_INTERVAL_MS = 60_000;
  * per address; logout per address. IPv6 addresses count by their /64.
  */
 export async function registerAuthRoutes(app: FastifyInstance, options: AuthRoutesOptions): Promise<void> {
-  const { config, repository, accessTokens, refreshTokens, loginDevices, now, dummyPasswordHash } = options;
+  const { config, repository, accessTokens, refreshTokens, loginDevices, now, dummyPasswordHash, dpop } = options;
   const cookie = { secure: config.cookieSecure, path: config.refreshCookiePath };
   const sameOriginOnly = checkRequestOrigin(config.corsOrigins);
   const loginDelays: LoginDelayPolicy = {
@@ -169,7 +182,17 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
     lastCleanup = nowMs;
     await repository.deleteExpiredRefreshFamilies(new Date(nowMs));
     await repository.deleteExpiredLimits(new Date(nowMs), new Date(nowMs - loginDelays.forgetAfterSeconds * 1000));
+    if (dpop) await repository.deleteExpiredDpopProofs(new Date(nowMs));
   };
+  // With DPoP on: the key each login or refresh proved (`null`: none), from the hook that checked its
+  // proof before anything else of the route ran.
+  const provenKeys = new WeakMap<FastifyRequest, string | null>();
+  const proveKey = dpop ? createProveDpopKey(dpop) : null;
+  const checkProof = proveKey
+    ? async (request: FastifyRequest, reply: FastifyReply) => {
+        provenKeys.set(request, await proveKey(request, reply));
+      }
+    : null;
   /** A device cookie of the request issued for the account the login names, or `null`. */
   const trustedDevice = (request: FastifyRequest): TrustedDevice | null => {
     const { username } = request.body as { username: string };
@@ -180,6 +203,8 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
     '/auth/login',
     {
       schema: LOGIN_SCHEMA,
+      // Before the body is read and before the rate limit: a nonce challenge costs no attempt.
+      ...(checkProof ? { onRequest: checkProof } : {}),
       config: {
         rateLimit: {
           max: config.loginRateLimitMax,
@@ -220,14 +245,17 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
       }
       await repository.clearLoginAttempts(attemptKey);
       const familyId = createFamilyId();
+      // The key of the login's proof, if any: the session is bound to it for good.
+      const jkt = provenKeys.get(request) ?? null;
       await repository.createRefreshFamily({
         familyId,
         username: account.username,
         now: new Date(nowMs),
         expiresAt: new Date(nowMs + config.refreshTokenTtlSeconds * 1000),
+        jkt,
       });
       const refreshToken = refreshTokens.derive({ familyId, generation: 0 });
-      const accessToken = accessTokens.issue({ username: account.username, role: account.role, familyId });
+      const accessToken = accessTokens.issue({ username: account.username, role: account.role, familyId, jkt });
       setRefreshCookie(reply, refreshToken, { ...cookie, maxAgeSeconds: config.refreshTokenTtlSeconds });
       // A trusted device keeps its id (its delays stay its own); any other client becomes one.
       setLoginDeviceCookie(reply, device?.token ?? loginDevices.issue(account.username), cookie);
@@ -239,7 +267,8 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
     '/auth/refresh',
     {
       schema: REFRESH_SCHEMA,
-      onRequest: sameOriginOnly,
+      // The Origin check first, then the proof: both before the token is even read.
+      onRequest: checkProof ? [sameOriginOnly, checkProof] : sameOriginOnly,
       config: {
         rateLimit: {
           max: config.refreshRateLimitMax,
@@ -278,11 +307,26 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
       const nowMs = now();
       // Refreshes count in rate-limit windows too, and may come for days without a login.
       await cleanUpNowAndThen(nowMs);
+      const key = dpop ? { jkt: provenKeys.get(request) ?? null, requireBound: dpop.mode === 'required' } : null;
       const result = await repository.rotateRefreshToken({
         ...reference,
         now: new Date(nowMs),
         reuseIntervalSeconds: config.refreshTokenReuseIntervalSeconds,
+        key,
       });
+      if (result.outcome === 'keyMismatch') {
+        // Whoever sent it has the token but not the key (or a session from before DPoP was required):
+        // refused, and nothing else. The cookie stays, since it is the session of whoever holds the key
+        // (a render forwarding the cookie without a proof, say), which this request must not end.
+        request.log.warn({ familyId: result.familyId }, 'refresh without the DPoP key of its session: refused');
+        throw new HttpError(
+          401,
+          'InvalidRefreshToken',
+          key?.jkt === null
+            ? 'This session is bound to a DPoP key: refresh with a DPoP proof made with it, or sign in again.'
+            : 'This session is bound to another DPoP key than the proof’s (or to none); please sign in again.',
+        );
+      }
       if (result.outcome === 'reused') {
         request.log.warn({ familyId: result.familyId }, 'refresh token reused: token family revoked');
         throw refuse('The refresh token was already used, so the session has been ended; please sign in again.');
@@ -298,7 +342,9 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
         );
       }
       const { username, role, familyId, generation, expiresAt } = result;
-      const accessToken = accessTokens.issue({ username, role, familyId });
+      // Bound to the key the refresh proved: the session's, or, for a session bound to none
+      // (DPOP=allowed), the key of this proof alone.
+      const accessToken = accessTokens.issue({ username, role, familyId, jkt: key?.jkt ?? null });
       // A reissue answers the very value of the live token, so the browser's cookie jar ends up with the
       // live token whichever of several answers arrives last. Its Max-Age is, as after a rotation, what
       // is left of the session: the family's end never moves.
@@ -320,11 +366,16 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
     },
     async (request, reply) => {
       const families = new Set<string>();
-      const bearer = readBearerToken(request.headers.authorization);
-      if (bearer) {
-        // An expired access token still names the session it belonged to; only a genuine one counts.
-        const check = accessTokens.verify(bearer, { allowExpired: true });
-        if (check.ok) families.add(check.claims.sid);
+      if (dpop) {
+        const familyId = await familyOfDpopLogout(request, reply, accessTokens, dpop.proofs);
+        if (familyId !== null) families.add(familyId);
+      } else {
+        const bearer = readBearerToken(request.headers.authorization);
+        if (bearer) {
+          // An expired access token still names the session it belonged to; only a genuine one counts.
+          const check = accessTokens.verify(bearer, { allowExpired: true });
+          if (check.ok) families.add(check.claims.sid);
+        }
       }
       for (const token of [readBodyToken(request), ...readRefreshCookies(request, cookie)]) {
         // Any genuine token of the family names it, rotated ones too; a forged one names nothing.
@@ -336,6 +387,39 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
       return sendNoContent(reply);
     },
   );
+}
+
+/**
+ * The session a logout's access token names with DPoP on: a Bearer token not bound to a key (even
+ * expired, as without DPoP), or a DPoP token with a valid proof of its key (`ath` included; even
+ * expired); `null` for anything else, a bound token without its proof among them (whoever sends it may
+ * have stolen it, and must not end the session). A DPoP token whose proof fails is refused with the
+ * token requests' 400 (`use_dpop_nonce`, `invalid_dpop_proof`), before anything is ended or cleared, so
+ * the client can sign out again with a good proof.
+ */
+async function familyOfDpopLogout(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  accessTokens: AccessTokens,
+  proofs: DpopProofs,
+): Promise<string | null> {
+  const credentials = readAuthorization(request.headers.authorization);
+  if (credentials === null || credentials.scheme === null) return null;
+  const token = accessTokens.verify(credentials.token, { allowExpired: true });
+  if (credentials.scheme === 'Bearer') return token.ok && token.claims.jkt === null ? token.claims.sid : null;
+  if (request.headers['dpop'] === undefined) return null;
+  const check = proofs.check(request, credentials.token);
+  if (!check.ok) throw tokenRequestProofError(check.problem, check.reason, proofs.nonce());
+  proofs.sendNonce(reply, check.proof);
+  if (!token.ok || token.claims.jkt !== check.proof.jkt) return null;
+  if (!(await proofs.record(check.proof))) {
+    throw tokenRequestProofError(
+      'invalid_dpop_proof',
+      'it was used before (each request needs a new proof)',
+      proofs.nonce(),
+    );
+  }
+  return token.claims.sid;
 }
 
 /**

@@ -35,19 +35,21 @@ export function authenticate(request: FastifyRequest, accessTokens: AccessTokens
 }
 
 /**
- * Throws 403 `Forbidden` unless the account may manage users (role `admin`).
+ * Throws 403 `Forbidden` unless the account may manage users (role `admin`), with the challenge of the
+ * scheme the token came with (`Bearer error="insufficient_scope"` unless told otherwise).
  *
  * @example
  * requireAdmin(claims);
+ * requireAdmin(claims, DPOP_CHALLENGES.insufficientScope);
  */
-export function requireAdmin(claims: AccessTokenClaims): void {
+export function requireAdmin(claims: AccessTokenClaims, challenge: string = BEARER_CHALLENGES.insufficientScope): void {
   if (claims.role === 'admin') return;
   throw new HttpError(
     403,
     'Forbidden',
     `Only an admin may change users; ${claims.sub} is signed in as a ${claims.role}.`,
     {
-      headers: { 'WWW-Authenticate': BEARER_CHALLENGES.insufficientScope },
+      headers: { 'WWW-Authenticate': challenge },
     },
   );
 }

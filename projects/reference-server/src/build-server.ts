@@ -7,10 +7,12 @@ import fastifyHelmet from '@fastify/helmet';
 import fastifyRateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify';
 
-import { createAccessTokens } from './access-tokens.js';
+import { type AccessTokens, createAccessTokens } from './access-tokens.js';
 import { createRateLimitStore } from './create-rate-limit-store.js';
 import { registerAuthRoutes } from './auth-routes.js';
+import { createDpopAuthenticate } from './authenticate-dpop.js';
 import { capConnectionsPerAddress } from './cap-connections-per-address.js';
+import { createDpopProofs } from './dpop-proofs.js';
 import { handleClientError, handleFrameworkError, registerErrorHandling } from './error-handling.js';
 import { HttpError } from './http-error.js';
 import { registerLabRoutes } from './lab-routes.js';
@@ -38,6 +40,8 @@ export interface BuildServerOptions {
  * when `httpsOnly`, CORS for the configured origins only, the strict JSON body parser with its size
  * limit, `Cache-Control: no-store` on every answer, the rate limits of login, refresh and logout,
  * the auth and users routes (and, with DEV_LAB_ROUTES=true only, the auth lab's development route),
+ * DPoP's proofs, nonces and bound tokens when DPOP is `allowed` or `required` (with DPOP=off, the
+ * default, nothing of it is registered: the hooks, CORS and document are what they are without it),
  * the OpenAPI document (`/openapi.json`) and its reference page (`/docs`) when API_DOCS is on (the
  * default outside production; `app.swagger()` builds the document either way), and the uniform error
  * body for every error.
@@ -115,8 +119,9 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
     origin: (origin, callback) => callback(null, origin !== undefined && config.corsOrigins.includes(origin)),
     credentials: true,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'Accept'],
-    exposedHeaders: ['Location', 'WWW-Authenticate'],
+    // With DPoP on, pages of those origins send proofs and must read the nonces (RFC 9449 §8, §7.1).
+    allowedHeaders: ['Authorization', 'Content-Type', 'Accept', ...(config.dpop === 'off' ? [] : ['DPoP'])],
+    exposedHeaders: ['Location', 'WWW-Authenticate', ...(config.dpop === 'off' ? [] : ['DPoP-Nonce'])],
     maxAge: 600,
     strictPreflight: false,
   });
@@ -138,6 +143,7 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
     apiVendor: config.apiVendor,
     serve: config.apiDocs,
     refreshCookieName: refreshCookieName({ secure: config.cookieSecure, path: config.refreshCookiePath }),
+    dpop: config.dpop,
   });
 
   const issuedTokens = createAccessTokens({
@@ -146,8 +152,17 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
     now,
     expiredGraceSeconds: config.refreshTokenTtlSeconds,
   });
+  // Proofs are checked against a nonce key derived from the same secret (through HKDF), so instances
+  // sharing JWT_SECRET accept each other's nonces, and remembered in the database, which they share.
+  const dpop =
+    config.dpop === 'off'
+      ? null
+      : { mode: config.dpop, proofs: createDpopProofs({ jwtSecret: config.jwtSecret, now, repository }) };
+  const dpopAuthenticateWith = dpop
+    ? (tokens: AccessTokens) => createDpopAuthenticate({ mode: dpop.mode, accessTokens: tokens, proofs: dpop.proofs })
+    : null;
   // Development only, and only when asked for (DEV_LAB_ROUTES=true): the auth lab's "expire now".
-  const accessTokens = config.devLabRoutes ? registerLabRoutes(app, issuedTokens) : issuedTokens;
+  const accessTokens = config.devLabRoutes ? registerLabRoutes(app, issuedTokens, dpopAuthenticateWith) : issuedTokens;
   // A real hash of a random password, made with the same cost as the stored ones, so a login with an
   // unknown username does the same scrypt work as one with a wrong password.
   const dummyPasswordHash = await hashPassword(crypto.randomUUID());
@@ -162,8 +177,14 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
     loginDevices,
     now,
     dummyPasswordHash,
+    dpop,
   });
-  await registerUsersRoutes(app, { repository, accessTokens, apiVendor: config.apiVendor });
+  await registerUsersRoutes(app, {
+    repository,
+    accessTokens,
+    apiVendor: config.apiVendor,
+    dpopAuthenticate: dpopAuthenticateWith?.(accessTokens) ?? null,
+  });
   return app;
 }
 

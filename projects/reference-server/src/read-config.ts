@@ -39,6 +39,12 @@ export interface ServerConfig {
   readonly refreshCookiePath: '/auth/refresh' | '/';
   /** Whether login also returns the refresh token in the JSON body (the body flow, for cookie-less clients). */
   readonly refreshTokenInBody: boolean;
+  /**
+   * DPoP (RFC 9449), sender-constrained tokens: `off` (Bearer only, nothing of DPoP is looked at),
+   * `allowed` (DPoP-bound and Bearer tokens both accepted; a bound token only with its proof) or
+   * `required` (DPoP only). See dpop-proofs.ts.
+   */
+  readonly dpop: DpopMode;
   /** Login attempts allowed per client address and window. */
   readonly loginRateLimitMax: number;
   /** The login rate limit's window, in seconds. */
@@ -106,6 +112,9 @@ export interface ServerConfig {
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
 
+/** The values of `DPOP`; see {@link ServerConfig.dpop}. */
+export type DpopMode = 'off' | 'allowed' | 'required';
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 /** HS256 wants a key at least as long as its hash (RFC 7518 §3.2): 256 bits. */
 const MIN_SECRET_BYTES = 32;
@@ -172,6 +181,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): S
     cookieSecure,
     refreshCookiePath: oneOf(env, 'REFRESH_COOKIE_PATH', ['/auth/refresh', '/'] as const),
     refreshTokenInBody: boolean(env, 'REFRESH_TOKEN_IN_BODY', false),
+    dpop: oneOf(env, 'DPOP', ['off', 'allowed', 'required'] as const),
     loginRateLimitMax: integer(env, 'LOGIN_RATE_LIMIT_MAX', 10, 1, 1_000_000),
     loginRateLimitWindowSeconds: integer(env, 'LOGIN_RATE_LIMIT_WINDOW_SECONDS', 60, 1, 24 * 60 * 60),
     // Five tries cover typos; then 1 s, 2 s, 4 s, ... up to 15 minutes: about a hundred guesses a day

@@ -3,6 +3,8 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 
 import { API_SCHEMAS } from './api-schemas.js';
+import { DPOP_SECURITY_SCHEME, describeDpop } from './dpop-openapi.js';
+import type { DpopMode } from './read-config.js';
 
 /** Where the document is served. */
 export const OPENAPI_PATH = '/openapi.json';
@@ -34,15 +36,23 @@ declare module 'fastify' {
  * `app.swagger()` still builds the document (`npm run lint:openapi`).
  * The page's own routes get a Content-Security-Policy that lets it load its scripts,
  * styles and the document from this origin; every other route keeps the API's `default-src 'none'`.
- * Registers {@link API_SCHEMAS} as shared schemas (`components.schemas`).
+ * Registers {@link API_SCHEMAS} as shared schemas (`components.schemas`). With `dpop` other than
+ * `off`, the document also describes DPoP: the `dpopAuth` scheme, the `DPoP` request header, `DPoP-Nonce`
+ * and the DPoP errors (see dpop-openapi.ts).
  *
  * @example
- * await registerOpenApi(app, { apiVendor: 'showcase', serve: true, refreshCookieName: '__Secure-refreshToken' });
+ * await registerOpenApi(app, { apiVendor: 'showcase', serve: true, refreshCookieName: '__Secure-refreshToken', dpop: 'off' });
  */
 export async function registerOpenApi(
   app: FastifyInstance,
-  options: { readonly apiVendor: string; readonly serve: boolean; readonly refreshCookieName: string },
+  options: {
+    readonly apiVendor: string;
+    readonly serve: boolean;
+    readonly refreshCookieName: string;
+    readonly dpop: DpopMode;
+  },
 ): Promise<void> {
+  const { dpop } = options;
   for (const schema of API_SCHEMAS) app.addSchema(schema);
   await app.register(fastifySwagger, {
     openapi: {
@@ -57,7 +67,13 @@ export async function registerOpenApi(
           `version in the path (\`/api/v1/users\`) or in the media type (\`/api/users\` with ` +
           `\`Accept: application/vnd.${options.apiVendor}.v1+json\`; anything else is a 406). Every answer ` +
           'with a status of 400 or above has the uniform body `{ error: { code, message, details? } }`. ' +
-          'In HTTPS-only mode (production) a request over plain HTTP gets 403 `HttpsRequired` on any path.',
+          'In HTTPS-only mode (production) a request over plain HTTP gets 403 `HttpsRequired` on any path.' +
+          (dpop === 'off'
+            ? ''
+            : ' This server speaks DPoP (RFC 9449, ' +
+              (dpop === 'required' ? 'required' : 'allowed next to Bearer') +
+              '): a login with a `DPoP` proof binds the session and its access tokens (`cnf.jkt`) to the ' +
+              'proof’s key, and every later refresh and API call must prove that key.'),
       },
       // The origin that serves the document: every instance describes itself.
       servers: [{ url: '/' }],
@@ -86,6 +102,7 @@ export async function registerOpenApi(
               '`__Secure-refreshToken` by default, Path=/ and `__Host-refreshToken` with REFRESH_COOKIE_PATH=/ ' +
               '(apps that render on the server), `refreshToken` with COOKIE_SECURE=false.',
           },
+          ...(dpop === 'off' ? {} : { dpopAuth: DPOP_SECURITY_SCHEME }),
         },
       },
     },
@@ -109,7 +126,8 @@ export async function registerOpenApi(
     },
     transform: ({ schema, url, route }) => {
       const extra = route.config?.openapi;
-      return { schema: extra ? { ...schema, ...extra } : schema, url };
+      const described = extra ? { ...schema, ...extra } : schema;
+      return { schema: dpop === 'off' ? described : describeDpop(described, url, dpop), url };
     },
   });
   if (!options.serve) return;

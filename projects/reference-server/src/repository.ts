@@ -28,6 +28,18 @@ export interface LiveRefreshFamily {
   readonly role: Role;
   /** The end of the session (the login's time plus the refresh lifetime); rotation does not move it. */
   readonly expiresAt: Date;
+  /** The thumbprint of the DPoP key the session is bound to (its login's proof), or `null`: not bound. */
+  readonly jkt: string | null;
+}
+
+/**
+ * The DPoP key a refresh proved, for {@link Repository.rotateRefreshToken}: `jkt` is the thumbprint of
+ * the proof's key (`null`: no proof came). A family bound to a key needs that key; with
+ * `requireBound` (DPOP=required), a family bound to none is refused too.
+ */
+export interface ProvenKey {
+  readonly jkt: string | null;
+  readonly requireBound: boolean;
 }
 
 /** What became of a refresh token presented for rotation. */
@@ -46,7 +58,13 @@ export type RotationResult =
    */
   | { readonly outcome: 'reused'; readonly familyId: string }
   /** Unknown family, expired, revoked, or a generation the family never reached. */
-  | { readonly outcome: 'invalid' };
+  | { readonly outcome: 'invalid' }
+  /**
+   * A genuine, usable token, but the refresh did not prove the key the family is bound to (another
+   * key, or no proof), or the family is bound to none where one is required: nothing changed, nothing
+   * revoked (whoever holds a copy of the token without the key can neither use nor end the session).
+   */
+  | { readonly outcome: 'keyMismatch'; readonly familyId: string };
 
 /** A rate-limit window after one more hit; see {@link Repository.countHit}. */
 export interface RateLimitWindow {
@@ -88,12 +106,16 @@ export class EmailTakenError extends Error {
 export interface Repository {
   findAccount(username: string): Promise<Account | null>;
 
-  /** Starts a family (a login) at generation 0. Nothing of the token is stored: it is derived. */
+  /**
+   * Starts a family (a login) at generation 0, bound to the DPoP key `jkt` when the login proved one.
+   * Nothing of the token is stored: it is derived.
+   */
   createRefreshFamily(family: {
     readonly familyId: string;
     readonly username: string;
     readonly now: Date;
     readonly expiresAt: Date;
+    readonly jkt?: string | null;
   }): Promise<void>;
   /**
    * Answers the token of `familyId` at `generation`: when the live generation was reached less than
@@ -102,18 +124,29 @@ export interface Repository {
    * generation; otherwise revokes the family when it is older (reuse detection). So a family rotates
    * at most once per window, and a token two generations old was replaced more than a window ago.
    * Safe against concurrent calls, from any number of instances: one presentation of a token rotates,
-   * at most.
+   * at most. With `key` (DPoP on), a family whose key the refresh did not prove is answered
+   * `keyMismatch` before any of that, changing nothing; without it (DPOP=off), keys are not looked at.
    */
   rotateRefreshToken(presented: {
     readonly familyId: string;
     readonly generation: number;
     readonly now: Date;
     readonly reuseIntervalSeconds: number;
+    readonly key?: ProvenKey | null;
   }): Promise<RotationResult>;
   /** Revokes a family (logout); unknown ids are ignored. */
   revokeRefreshFamily(familyId: string, now: Date): Promise<void>;
   /** Deletes the families that ended before `now`. */
   deleteExpiredRefreshFamilies(now: Date): Promise<number>;
+
+  /**
+   * Records a DPoP proof by `key` (a hash of its key's thumbprint and its `jti`) until `expiresAt`:
+   * `true` the first time, `false` when the key was recorded already (a replay), atomically, so of
+   * two instances recording one proof at once exactly one gets `true`.
+   */
+  recordDpopProof(key: string, expiresAt: Date): Promise<boolean>;
+  /** Deletes the recorded proofs that expired before `now`. */
+  deleteExpiredDpopProofs(now: Date): Promise<void>;
 
   /**
    * Counts one hit of `key` in its fixed window of `windowMs` (a new window when the last one ended),

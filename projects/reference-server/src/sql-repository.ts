@@ -4,6 +4,7 @@ import {
   type Account,
   EmailTakenError,
   type LiveRefreshFamily,
+  type ProvenKey,
   type Repository,
   type Role,
   type RotationResult,
@@ -25,6 +26,7 @@ interface LiveFamilyRow {
   readonly generation: number;
   readonly username: string;
   readonly expires_at: Date;
+  readonly jkt: string | null;
   readonly role: Role;
 }
 
@@ -58,14 +60,14 @@ export function createSqlRepository(engine: SqlEngine): Repository {
       return row ? { username: row.username, passwordHash: row.password_hash, role: row.role } : null;
     },
 
-    async createRefreshFamily({ familyId, username, now, expiresAt }) {
+    async createRefreshFamily({ familyId, username, now, expiresAt, jkt = null }) {
       await engine.query(
-        'INSERT INTO refresh_token_families (id, username, created_at, expires_at) VALUES ($1, $2, $3, $4)',
-        [familyId, username, now, expiresAt],
+        'INSERT INTO refresh_token_families (id, username, created_at, expires_at, jkt) VALUES ($1, $2, $3, $4, $5)',
+        [familyId, username, now, expiresAt, jkt],
       );
     },
 
-    async rotateRefreshToken({ familyId, generation, now, reuseIntervalSeconds }): Promise<RotationResult> {
+    async rotateRefreshToken({ familyId, generation, now, reuseIntervalSeconds, key = null }): Promise<RotationResult> {
       // The common case in one round trip and without a transaction: the presented token is the live
       // one, and one conditional UPDATE moves the family on. At most one rotation per window: a live
       // token that was itself reached less than `reuseIntervalSeconds` ago is not rotated again (the
@@ -79,17 +81,22 @@ export function createSqlRepository(engine: SqlEngine): Repository {
       // and fall through to the read below, where they find the predecessor within the window: all
       // answer 200 with one and the same token. PGlite runs one statement at a time, which gives the
       // same result.
+      // With DPoP on, the family must also be bound to the key the refresh proved (or to none, when
+      // no key is required): a refresh with another key, or without one, rotates nothing.
       const windowStart = reuseIntervalSeconds > 0 ? new Date(now.getTime() - reuseIntervalSeconds * 1000) : null;
       const rotated = await engine.query<LiveFamilyRow>(
         `WITH rotated AS (
            UPDATE refresh_token_families SET generation = generation + 1, rotated_at = $3
            WHERE id = $1 AND generation = $2 AND revoked_at IS NULL AND expires_at > $3
              AND ($4::timestamptz IS NULL OR rotated_at IS NULL OR rotated_at <= $4::timestamptz)
-           RETURNING id, generation, username, expires_at
+             ${key ? 'AND (jkt = $5::text OR (jkt IS NULL AND NOT $6::boolean))' : ''}
+           RETURNING id, generation, username, expires_at, jkt
          )
-         SELECT r.id, r.generation, r.username, r.expires_at, a.role
+         SELECT r.id, r.generation, r.username, r.expires_at, r.jkt, a.role
          FROM rotated AS r JOIN accounts AS a ON a.username = r.username`,
-        [familyId, generation, now, windowStart],
+        key
+          ? [familyId, generation, now, windowStart, key.jkt, key.requireBound]
+          : [familyId, generation, now, windowStart],
       );
       if (rotated[0]) return { outcome: 'rotated', ...toLiveFamily(rotated[0]) };
 
@@ -97,7 +104,7 @@ export function createSqlRepository(engine: SqlEngine): Repository {
       // rests on only ever moves one way: the generation only grows and the window only passes,
       // revocation and expiry are final.
       const rows = await engine.query<FamilyRow>(
-        `SELECT f.id, f.generation, f.username, f.expires_at, f.rotated_at, f.revoked_at, a.role
+        `SELECT f.id, f.generation, f.username, f.expires_at, f.rotated_at, f.revoked_at, f.jkt, a.role
          FROM refresh_token_families AS f JOIN accounts AS a ON a.username = f.username
          WHERE f.id = $1`,
         [familyId],
@@ -108,6 +115,10 @@ export function createSqlRepository(engine: SqlEngine): Repository {
       if (!family || family.revoked_at !== null || new Date(family.expires_at) <= now) return { outcome: 'invalid' };
       const live = Number(family.generation);
       if (generation > live) return { outcome: 'invalid' };
+      // A genuine token without its key: refused before the reuse decision, so that a copy of the token
+      // alone (stolen, but without the key that never leaves the client) can neither take the live
+      // token nor end the session by counting as reuse.
+      if (key && !provesKey(family.jkt, key)) return { outcome: 'keyMismatch', familyId };
 
       // Within the window of the live token's rotation: the live token itself (another tab that already
       // has it, while the window holds rotation back) or its immediate predecessor (another tab's
@@ -156,6 +167,20 @@ export function createSqlRepository(engine: SqlEngine): Repository {
     async deleteExpiredRefreshFamilies(now) {
       const rows = await engine.query('DELETE FROM refresh_token_families WHERE expires_at <= $1 RETURNING id', [now]);
       return rows.length;
+    },
+
+    async recordDpopProof(key, expiresAt) {
+      // One statement: of two instances recording one proof at once, the second waits on the first's
+      // row and then inserts nothing.
+      const rows = await engine.query(
+        'INSERT INTO dpop_proofs (key, expires_at) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING RETURNING 1',
+        [key, expiresAt],
+      );
+      return rows.length > 0;
+    },
+
+    async deleteExpiredDpopProofs(now) {
+      await engine.query('DELETE FROM dpop_proofs WHERE expires_at <= $1', [now]);
     },
 
     async countHit(key, now, windowMs) {
@@ -299,7 +324,13 @@ function toLiveFamily(row: LiveFamilyRow): LiveRefreshFamily {
     username: row.username,
     role: row.role,
     expiresAt: new Date(row.expires_at),
+    jkt: row.jkt ?? null,
   };
+}
+
+/** Whether a refresh that proved `key` may use a family bound to `jkt` (`null`: bound to no key). */
+function provesKey(jkt: string | null, key: ProvenKey): boolean {
+  return jkt === null ? !key.requireBound : jkt === key.jkt;
 }
 
 /** `pg` returns bigint as a string, PGlite as a number: the API's ids are numbers. */

@@ -3,6 +3,7 @@ import type {
   FastifyReply,
   FastifyRequest,
   HookHandlerDoneFunction,
+  onRequestAsyncHookHandler,
   onRequestHookHandler,
 } from 'fastify';
 
@@ -10,6 +11,8 @@ import { describeDetails, locatePage, parseWholeNumber, readPaging, validateUser
 
 import type { AccessTokens } from './access-tokens.js';
 import { authenticate, requireAdmin } from './authenticate.js';
+import type { DpopAuthenticate } from './authenticate-dpop.js';
+import { DPOP_CHALLENGES } from './dpop-errors.js';
 import { HttpError } from './http-error.js';
 import { negotiateAcceptHeader } from './negotiate-accept-header.js';
 import { EmailTakenError, type Repository, type User, type UserFields } from './repository.js';
@@ -21,6 +24,8 @@ export interface UsersRoutesOptions {
   readonly accessTokens: AccessTokens;
   /** Vendor of the `Accept` media type: `application/vnd.<vendor>.v1+json`. */
   readonly apiVendor: string;
+  /** The check of DPoP and Bearer credentials when DPoP is on; `null` (DPOP=off): Bearer only, as always. */
+  readonly dpopAuthenticate: DpopAuthenticate | null;
 }
 
 /**
@@ -39,7 +44,7 @@ export interface UsersRoutesOptions {
  * | delete | DELETE /users/{id} | 204 |
  */
 export async function registerUsersRoutes(app: FastifyInstance, options: UsersRoutesOptions): Promise<void> {
-  const { repository, accessTokens, apiVendor } = options;
+  const { repository, accessTokens, apiVendor, dpopAuthenticate } = options;
   const mounts = [
     { collectionPath: '/api/v1/users', mediaType: 'application/json; charset=utf-8', negotiate: false },
     { collectionPath: '/api/users', mediaType: `application/vnd.${apiVendor}.v1+json`, negotiate: true },
@@ -49,7 +54,8 @@ export async function registerUsersRoutes(app: FastifyInstance, options: UsersRo
     // Hooks here are synchronous and callback-style: they run on every call, and Fastify turns a throw
     // into the error answer as it does a rejection, without a promise per hook and without the cost of
     // a promise rejected before its handler is attached (which the process tracks as possibly unhandled).
-    const read: onRequestHookHandler[] = [];
+    // With DPoP on, the check is asynchronous (the proof's replay check asks the database).
+    const read: (onRequestHookHandler | onRequestAsyncHookHandler)[] = [];
     if (negotiate) {
       read.push((request, _reply, done) => {
         const refusal = negotiateAcceptHeader(request.headers.accept, apiVendor);
@@ -57,17 +63,25 @@ export async function registerUsersRoutes(app: FastifyInstance, options: UsersRo
         done();
       });
     }
-    read.push((request, _reply, done) => {
-      authenticate(request, accessTokens);
-      done();
-    });
-    const write: onRequestHookHandler[] = [
-      ...read.slice(0, -1),
-      (request, _reply, done) => {
+    const write = [...read];
+    if (dpopAuthenticate === null) {
+      read.push((request, _reply, done) => {
+        authenticate(request, accessTokens);
+        done();
+      });
+      write.push((request, _reply, done) => {
         requireAdmin(authenticate(request, accessTokens));
         done();
-      },
-    ];
+      });
+    } else {
+      read.push(async (request: FastifyRequest, reply: FastifyReply) => {
+        await dpopAuthenticate(request, reply);
+      });
+      write.push(async (request: FastifyRequest, reply: FastifyReply) => {
+        const { claims, scheme } = await dpopAuthenticate(request, reply);
+        requireAdmin(claims, scheme === 'DPoP' ? DPOP_CHALLENGES.insufficientScope : undefined);
+      });
+    }
     const item = `${collectionPath}/:id`;
     const send = (reply: FastifyReply, status: number, body: unknown) => reply.code(status).type(mediaType).send(body);
     const schemas = usersRouteSchemas({ collectionPath, mediaType, negotiate });

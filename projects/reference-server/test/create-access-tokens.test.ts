@@ -1,12 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
+import { SignJWT } from 'jose';
+
 import { createAccessTokens } from '../src/access-tokens.js';
 
 describe('createAccessTokens: the tokens it remembers', () => {
   let clock = Date.parse('2026-01-01T00:00:00Z');
+  const secret = new TextEncoder().encode('a test secret of the access tokens, 32 bytes or more');
   const tokens = createAccessTokens({
-    secret: new TextEncoder().encode('a test secret of the access tokens, 32 bytes or more'),
+    secret,
     ttlSeconds: 900,
     now: () => clock,
     expiredGraceSeconds: 60,
@@ -53,5 +56,31 @@ describe('createAccessTokens: the tokens it remembers', () => {
     clock -= 31 * 1000;
     assert.deepEqual(tokens.verify(token), { ok: false, problem: 'invalid' });
     clock += 31 * 1000;
+  });
+
+  it('binds a token to a DPoP key (cnf.jkt) when told to, and refuses a signed token whose cnf is not a thumbprint', async () => {
+    const jkt = 'a'.repeat(43);
+    const bound = tokens.issue({ username: 'ada', role: 'admin', familyId: 'family-bound', jkt });
+    const check = tokens.verify(bound);
+    assert.equal(check.ok && check.claims.jkt, jkt);
+    const unbound = tokens.verify(issue('family-unbound'));
+    assert.equal(unbound.ok && unbound.claims.jkt, null);
+    const seconds = Math.floor(clock / 1000);
+    for (const cnf of ['x', { jkt: 'short' }, { jkt: 42 }, null]) {
+      const token = await new SignJWT({
+        sub: 'ada',
+        role: 'admin',
+        sid: 'family-cnf',
+        jti: 'id',
+        iat: seconds,
+        exp: seconds + 60,
+        iss: 'ngx-token-refresh-reference-server',
+        aud: 'ngx-token-refresh-api',
+        cnf,
+      })
+        .setProtectedHeader({ alg: 'HS256' })
+        .sign(secret);
+      assert.deepEqual(tokens.verify(token), { ok: false, problem: 'invalid' }, JSON.stringify(cnf));
+    }
   });
 });

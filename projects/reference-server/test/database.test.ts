@@ -24,6 +24,7 @@ describe('database', () => {
         '003_email_key.sql',
         '003_email_key_rekey',
         '004_rate_limits.sql',
+        '005_dpop.sql',
       ]);
       assert.deepEqual(await migrate(engine), []);
       const applied = await engine.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name');
@@ -33,6 +34,7 @@ describe('database', () => {
         { name: '003_email_key.sql' },
         { name: '003_email_key_rekey' },
         { name: '004_rate_limits.sql' },
+        { name: '005_dpop.sql' },
       ]);
     } finally {
       await close();
@@ -138,6 +140,7 @@ describe('database', () => {
         '003_email_key.sql',
         '003_email_key_rekey',
         '004_rate_limits.sql',
+        '005_dpop.sql',
       ]);
 
       const families = await engine.query('SELECT id, generation, rotated_at FROM refresh_token_families');
@@ -182,6 +185,7 @@ describe('database', () => {
         '003_email_key.sql',
         '003_email_key_rekey',
         '004_rate_limits.sql',
+        '005_dpop.sql',
       ]);
 
       // Every key is the server's own (SQL's lower() knows no ß, no final sigma, nor É under a C collation), and
