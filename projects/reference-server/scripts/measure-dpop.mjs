@@ -1,14 +1,15 @@
 /* global Buffer, fetch, TextEncoder */
 // Measures what DPoP costs the server per API call, for the README's DPoP section:
 //
-//   npm run build:server && node projects/reference-server/scripts/measure-dpop.mjs [--rounds=20]
+//   npm run build:server && node projects/reference-server/scripts/measure-dpop.mjs [--rounds=20] [--read]
 //
 // Two servers built as `npm run server` runs them (dist/main.js, LOG_LEVEL=warn, PGlite in memory, or
 // PostgreSQL when DATABASE_URL is set: give it a scratch database, which both migrate and seed), one
 // with DPOP=off and one with DPOP=allowed, each in its own process, on loopback. Three calls of the
 // route the load benchmark uses for the token check (GET /api/v1/users/0: the credentials are checked,
 // then the id is refused with 400, without a database read) take turns for `rounds` rounds of 1 s
-// (ABC, BCA, CAB, ...) under autocannon with 10 connections:
+// (ABC, BCA, CAB, ...) under autocannon with 10 connections (with --read: GET /api/v1/users/1, which
+// also reads the database, 200):
 //
 //   A  DPOP=off, Bearer token: today's path
 //   B  DPOP=allowed, Bearer token bound to no key: the asynchronous hook alone
@@ -31,7 +32,9 @@ import { createDpopProofs } from '../dist/dpop-proofs.js';
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const rounds = Number(process.argv.find((arg) => arg.startsWith('--rounds='))?.slice(9) ?? 20);
 const JWT_SECRET = 'measurement-secret-of-the-reference-server-0123456789';
-const PATH = '/api/v1/users/0';
+const read = process.argv.includes('--read');
+const PATH = read ? '/api/v1/users/1' : '/api/v1/users/0';
+const STATUS = read ? '200' : '400';
 /** Proofs made per 1-s round of C: far more than a round sends. */
 const PROOFS_PER_ROUND = 12_000;
 
@@ -151,7 +154,7 @@ try {
       const pid = call.url === off.url ? off.child.pid : allowed.child.pid;
       const cpuBefore = await cpuMs(pid);
       const result = await load(call.url, call.headers);
-      const ok = result.statusCodeStats?.['400']?.count ?? 0;
+      const ok = result.statusCodeStats?.[STATUS]?.count ?? 0;
       if (ok !== result.requests.total || result.errors > 0 || next > PROOFS_PER_ROUND) {
         throw new Error(`${call.label}: ${JSON.stringify(result.statusCodeStats)}, ${result.errors} errors`);
       }
@@ -184,7 +187,7 @@ try {
   const checkMicroseconds = ((performance.now() - started) * 1000) / samples.length;
 
   console.log(
-    `${describeMachine()}; ${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite in memory'}; ${rounds} rounds of 1 s.`,
+    `${describeMachine()}; ${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite in memory'}; GET ${PATH}; ${rounds} rounds of 1 s.`,
   );
   console.log('| call | req/s (median) | server CPU µs/answer (median) | req/s vs A | CPU vs A |');
   console.log('|---|---:|---:|---:|---:|');
