@@ -110,8 +110,8 @@ export class DPoPTransport implements TokenTransport {
 
 /**
  * A `use_dpop_nonce` challenge that brings a nonce: a 401 whose `WWW-Authenticate` has a `DPoP`
- * challenge with `error="use_dpop_nonce"` (a resource server), or a 400 whose JSON body has
- * `"error": "use_dpop_nonce"` (a token endpoint, RFC 6749 §5.2 style).
+ * challenge with `error="use_dpop_nonce"` (a resource server), or a 400 whose JSON body says
+ * `use_dpop_nonce` (a token endpoint).
  */
 function isNonceChallenge(error: unknown): boolean {
   if (!(error instanceof HttpErrorResponse) || !error.headers.get('DPoP-Nonce')) return false;
@@ -130,5 +130,11 @@ function isNonceChallenge(error: unknown): boolean {
       return false;
     }
   }
-  return typeof body === 'object' && body !== null && (body as { error?: unknown }).error === 'use_dpop_nonce';
+  // RFC 6749 §5.2's `{ "error": "use_dpop_nonce" }`, or an error object with that code (as this
+  // repository's reference server answers: `{ "error": { "code": "use_dpop_nonce", ... } }`).
+  const code = typeof body === 'object' && body !== null ? (body as { error?: unknown }).error : undefined;
+  return (
+    code === 'use_dpop_nonce' ||
+    (typeof code === 'object' && code !== null && (code as { code?: unknown }).code === 'use_dpop_nonce')
+  );
 }
