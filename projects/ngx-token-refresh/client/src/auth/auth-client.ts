@@ -65,7 +65,10 @@ export class AuthClient {
     if (typeof username !== 'string' || typeof password !== 'string') {
       return throwError(() => new ApiError(0, 'InvalidArgument', 'username and password must be strings'));
     }
-    return postAuthRequest(this.http, `${this.config.baseUrl}/login`, { username, password }).pipe(
+    // With withDPoP(), a proof goes along: the server binds the new session to this browser's key.
+    return postAuthRequest(this.http, `${this.config.baseUrl}/login`, { username, password }, (request) =>
+      this.writeToken(request, null),
+    ).pipe(
       map((response) => {
         const token = readAccessToken(response);
         // The same test the refresh applies: 'Bearer abc' or a token with a newline is no token.
@@ -122,12 +125,10 @@ export class AuthClient {
     this.session.clear();
     if (!this.config.logoutEndpoint) return of(undefined);
     const done = new AsyncSubject<void>();
-    // The token goes the interceptor's way: its setAuthHeader, and only where its URL policy allows.
-    postAuthRequest(
-      this.http,
-      `${this.config.baseUrl}/logout`,
-      refreshToken ? { refreshToken } : null,
-      accessToken ? (request) => this.writeToken(request, accessToken) : undefined,
+    // The token goes the interceptor's way: its setAuthHeader (or withDPoP()'s proof), and only where
+    // its URL policy allows.
+    postAuthRequest(this.http, `${this.config.baseUrl}/logout`, refreshToken ? { refreshToken } : null, (request) =>
+      this.writeToken(request, accessToken),
     )
       .pipe(
         map(() => undefined),

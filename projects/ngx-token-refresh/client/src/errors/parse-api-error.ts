@@ -38,6 +38,7 @@ const STATUS_CODES: Readonly<Record<number, readonly [code: string, message: str
  *   `InvalidRequest` (422), `TooManyRequests`, `BadGateway`, `ServiceUnavailable`, `GatewayTimeout`,
  *   `ServerError` (other 5xx), `HttpError` (anything else);
  * - `SessionExpired` (401): the session could not be renewed (a `TokenRefreshError`);
+ * - `NoKey` (status 0): `withDPoP()` has no key to sign with (a server render, a page without https);
  * - `UnknownError` (status 0): not an HTTP error at all (a bug, a thrown value).
  *
  * Messages are the body's message when it has a readable one, else a sentence of this library's:
@@ -63,9 +64,14 @@ function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof HttpErrorResponse) return fromHttpError(error);
   if (error instanceof TokenRefreshError) {
-    return error.code === 'Timeout'
-      ? new ApiError(0, 'Timeout', 'Renewing your session took too long; please try again.', [], { cause: error })
-      : new ApiError(401, 'SessionExpired', 'Your session has ended; please sign in again.', [], { cause: error });
+    if (error.code === 'Timeout') {
+      return new ApiError(0, 'Timeout', 'Renewing your session took too long; please try again.', [], { cause: error });
+    }
+    // withDPoP() without a key (a server render, a page that is not https): no request could be signed.
+    if (error.code === 'NoKey') {
+      return new ApiError(0, 'NoKey', 'This page cannot sign its requests; open it over https.', [], { cause: error });
+    }
+    return new ApiError(401, 'SessionExpired', 'Your session has ended; please sign in again.', [], { cause: error });
   }
   if (isTimeout(error)) return new ApiError(0, 'Timeout', 'The server took too long to answer.', [], { cause: error });
   return new ApiError(0, 'UnknownError', 'Something went wrong.', [], { cause: error });

@@ -1,4 +1,6 @@
 import {
+  HttpContext,
+  HttpContextToken,
   HttpErrorResponse,
   type HttpEvent,
   type HttpHandlerFn,
@@ -11,6 +13,9 @@ import { type Observable, catchError, defer, switchMap, tap, throwError } from '
 
 import type { TokenTransport } from '../refresh/token-transport';
 import { type DPoPKey, base64url, sha256 } from './dpop-key';
+
+/** On a request the gate lets by: sign it, with this token (`null`: a proof alone). */
+const SIGN = new HttpContextToken<{ readonly token: string | null } | null>(() => null);
 
 /**
  * Sends requests with DPoP (RFC 9449): the token as `Authorization: DPoP <token>`, and in the `DPoP`
@@ -43,6 +48,19 @@ export class DPoPTransport implements TokenTransport {
 
   sendRefresh(request: HttpRequest<unknown>, next: HttpHandlerFn): Observable<HttpEvent<unknown>> {
     return this.#send(request, null, next, true);
+  }
+
+  mark(request: HttpRequest<unknown>, token: string | null): HttpRequest<unknown> {
+    // A context of its own: the caller's may be shared with other requests.
+    const context = new HttpContext();
+    for (const key of request.context.keys()) context.set(key, request.context.get(key));
+    return request.clone({ context: context.set(SIGN, { token }) });
+  }
+
+  sendSkipped(request: HttpRequest<unknown>, next: HttpHandlerFn): Observable<HttpEvent<unknown>> {
+    // has() first: get() would store the default in every request's context.
+    const sign = request.context.has(SIGN) ? request.context.get(SIGN) : null;
+    return sign ? this.#send(request, sign.token, next, true) : next(request);
   }
 
   /** Signs and sends `request`; `answerChallenge`: a nonce challenge may still be answered once. */

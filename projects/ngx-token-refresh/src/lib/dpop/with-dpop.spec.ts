@@ -1,19 +1,18 @@
 import {
   HttpBackend,
+  HttpContext,
   HttpClient,
   HttpErrorResponse,
-  type HttpEvent,
   HttpHeaders,
-  type HttpRequest,
   HttpResponse,
   provideHttpClient,
   withInterceptors,
 } from '@angular/common/http';
 import { PLATFORM_ID, inject } from '@angular/core';
 import { TestBed } from '@angular/core/testing';
-import { createHash, webcrypto } from 'node:crypto';
 import {
   type TokenRefreshEvent,
+  SKIP_TOKEN_REFRESH,
   TokenRefreshError,
   injectDPoPKeyPair,
   injectTokenRefresh,
@@ -22,7 +21,9 @@ import {
   withDPoP,
   withServerSession,
 } from 'ngx-token-refresh';
-import { Observable, firstValueFrom } from 'rxjs';
+import { firstValueFrom } from 'rxjs';
+
+import { ScriptedServer, athOf, claimsOf, useNodeWebCrypto, verify } from './dpop-proof.spec-helper';
 
 // withDPoP with WebCrypto (Node's, which jsdom lacks) against a scripted server. jsdom has no
 // IndexedDB either, so the key lives in the application's memory here; IndexedDB and several tabs are
@@ -30,59 +31,6 @@ import { Observable, firstValueFrom } from 'rxjs';
 
 const API = 'https://api.example.com/v1/items';
 const TOKEN_URL = 'https://api.example.com/token';
-
-/** What a proof says, once its signature checked out against the key in its own header. */
-interface Proof {
-  readonly header: { typ: string; alg: string; jwk: JsonWebKey };
-  readonly claims: { jti: string; htm: string; htu: string; iat: number; ath?: string; nonce?: string };
-}
-
-async function verify(proof: string | null): Promise<Proof> {
-  const [header, payload, signature] = (proof ?? '').split('.');
-  const decode = (part: string) => Buffer.from(part, 'base64url');
-  const parsed = JSON.parse(decode(header!).toString()) as Proof['header'];
-  const key = await webcrypto.subtle.importKey('jwk', parsed.jwk, { name: 'ECDSA', namedCurve: 'P-256' }, false, [
-    'verify',
-  ]);
-  const valid = await webcrypto.subtle.verify(
-    { name: 'ECDSA', hash: 'SHA-256' },
-    key,
-    decode(signature!),
-    new TextEncoder().encode(`${header}.${payload}`),
-  );
-  if (!valid) throw new Error('the proof does not verify');
-  return { header: parsed, claims: JSON.parse(decode(payload!).toString()) as Proof['claims'] };
-}
-
-const athOf = (token: string) => createHash('sha256').update(token).digest('base64url');
-
-/** The claims of a request's proof, unverified (for the scripted server's decisions). */
-const claimsOf = (request: HttpRequest<unknown>) =>
-  JSON.parse(Buffer.from(request.headers.get('DPoP')!.split('.')[1]!, 'base64url').toString()) as Proof['claims'];
-
-/** A server that answers through `answer`, and remembers every request. */
-class ScriptedServer {
-  readonly requests: HttpRequest<unknown>[] = [];
-  answer: (request: HttpRequest<unknown>) => HttpResponse<unknown> | HttpErrorResponse = (request) =>
-    new HttpResponse({ status: 200, body: { ok: request.url }, url: request.url });
-
-  readonly backend: HttpBackend = {
-    handle: (request) =>
-      new Observable<HttpEvent<unknown>>((subscriber) => {
-        this.requests.push(request);
-        const answer = this.answer(request);
-        if (answer instanceof HttpErrorResponse) subscriber.error(answer);
-        else {
-          subscriber.next(answer);
-          subscriber.complete();
-        }
-      }),
-  };
-
-  to(url: string): HttpRequest<unknown>[] {
-    return this.requests.filter((request) => request.url.split('?')[0] === url);
-  }
-}
 
 const unauthorized = (headers: Record<string, string> = {}) =>
   new HttpErrorResponse({ status: 401, headers: new HttpHeaders(headers), url: API });
@@ -115,9 +63,7 @@ function setup(platform = 'browser') {
 }
 
 describe('withDPoP', () => {
-  const realCrypto = globalThis.crypto;
-  beforeAll(() => Object.defineProperty(globalThis, 'crypto', { configurable: true, value: webcrypto }));
-  afterAll(() => Object.defineProperty(globalThis, 'crypto', { configurable: true, value: realCrypto }));
+  useNodeWebCrypto();
 
   it('sends the token as DPoP with a proof signed for the request: htm, htu without query and fragment, iat, jti, ath', async () => {
     const { server, state, get } = setup();
@@ -281,6 +227,14 @@ describe('withDPoP', () => {
     });
   });
 
+  it('lets a request with SKIP_TOKEN_REFRESH by untouched: no token, no proof', async () => {
+    const { server, state, http } = setup();
+    state.setToken('access-1');
+    await firstValueFrom(http.get(API, { context: new HttpContext().set(SKIP_TOKEN_REFRESH, true) }));
+    expect(server.requests[0]!.headers.has('DPoP')).toBe(false);
+    expect(server.requests[0]!.headers.has('Authorization')).toBe(false);
+  });
+
   it('injectDPoPKeyPair gives the pair the proofs are signed with', async () => {
     const { server, state, get } = setup();
     const pair = await TestBed.runInInjectionContext(() => injectDPoPKeyPair());
@@ -288,7 +242,7 @@ describe('withDPoP', () => {
     state.setToken('access-1');
     await get();
     const { header } = await verify(server.requests[0]!.headers.get('DPoP'));
-    const { kty, crv, x, y } = await webcrypto.subtle.exportKey('jwk', pair.publicKey);
+    const { kty, crv, x, y } = await crypto.subtle.exportKey('jwk', pair.publicKey);
     expect(header.jwk).toEqual({ crv, kty, x, y });
   });
 

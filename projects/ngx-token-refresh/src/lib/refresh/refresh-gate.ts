@@ -187,7 +187,8 @@ export class RefreshGate {
       return this.#transport ? this.#transport.sendRefresh(request, next) : next(request);
     }
     if (this.#disabled || (context.has(SKIP_TOKEN_REFRESH) && context.get(SKIP_TOKEN_REFRESH))) {
-      return next(request);
+      // A transport still sends what `withToken` marked for it (a sign-in's proof).
+      return this.#transport ? this.#transport.sendSkipped(request, next) : next(request);
     }
     if (!this.#allows(request.url)) {
       return typeof ngDevMode !== 'undefined' && ngDevMode
@@ -231,11 +232,15 @@ export class RefreshGate {
     if (fresh) this.#coordinator?.announce(token, this.#expiresAt);
   }
 
-  /** `request` with `token` written by `setAuthHeader`, if its URL may carry a token; else unchanged. */
-  withToken(request: HttpRequest<unknown>, token: string): HttpRequest<unknown> {
-    // A transport's token needs a proof signed for the request, which this cannot give: sent without
-    // one, never downgraded to a bearer token.
-    return this.#allows(request.url) && !this.#transport ? this.options.setAuthHeader(request, token) : request;
+  /**
+   * `request` with `token` written by `setAuthHeader`, if its URL may carry a token; else unchanged.
+   * With a transport, `request` is marked for it instead (the proof is signed when it is sent), and
+   * `null` asks for a proof alone, which carries no secret and so goes wherever the request goes.
+   */
+  withToken(request: HttpRequest<unknown>, token: string | null): HttpRequest<unknown> {
+    if (token !== null && !this.#allows(request.url)) return request;
+    if (this.#transport) return this.#transport.mark(request, token);
+    return token === null ? request : this.options.setAuthHeader(request, token);
   }
 
   /** Sends `attempt` with `token` (none for `null`); `epoch` is the token state it goes out in. */

@@ -17,6 +17,14 @@ export interface TokenTransport {
   send(request: HttpRequest<unknown>, token: string, next: HttpHandlerFn): Observable<HttpEvent<unknown>>;
   /** Sends the refresh request itself (which carries no access token), in place of `next(request)`. */
   sendRefresh(request: HttpRequest<unknown>, next: HttpHandlerFn): Observable<HttpEvent<unknown>>;
+  /**
+   * Marks `request`, one the gate lets by (`SKIP_TOKEN_REFRESH`: a sign-in, a sign-out), to be sent
+   * by the transport all the same: with `token`, or for `null` with a proof alone (a sign-in binds
+   * the new session to the key this way).
+   */
+  mark(request: HttpRequest<unknown>, token: string | null): HttpRequest<unknown>;
+  /** Sends a request the gate lets by: a marked one as `send` or `sendRefresh` do, any other as it came. */
+  sendSkipped(request: HttpRequest<unknown>, next: HttpHandlerFn): Observable<HttpEvent<unknown>>;
 }
 
 /** Makes the transport of a gate, in the gate's injection context. */
