@@ -43,6 +43,17 @@ export interface BenchConfig {
   };
   readonly roundTrips: RoundTripScenario;
   readonly bundle: boolean;
+  /** What DPoP costs per request (issue 27). */
+  readonly dpop: {
+    /** Copies of each subject: worker processes in Node, browser contexts in Chromium. */
+    readonly isolates: number;
+    /** Rounds in which every copy is measured once one request at a time, once several at a time. */
+    readonly rounds: number;
+    readonly warmupRounds: number;
+    readonly roundMs: number;
+    /** Also in Chromium (a production build of bench/browser/); CI's smoke run has no browser yet. */
+    readonly browser: boolean;
+  };
 }
 
 const REFRESHING: readonly ContenderId[] = ['behavior-subject', 'ngx-auth', 'ngx-token-refresh'];
@@ -87,6 +98,7 @@ export const FULL: BenchConfig = {
     seed: 20_261_121,
   },
   bundle: true,
+  dpop: { isolates: 2, rounds: 10, warmupRounds: 2, roundMs: 100, browser: true },
 };
 
 /** `npm run bench:smoke`: every script once, with tiny N, in seconds; no production builds. */
@@ -108,4 +120,5 @@ export const SMOKE: BenchConfig = {
   // minInterval (5 s) to its 401, so a shorter one would not exercise it. Virtual time: still instant.
   roundTrips: { rates: [10], tokenLifetimeMs: 30_000, latencyMs: 400, jitterMs: 100, lifetimes: 2, seed: 20_261_121 },
   bundle: false,
+  dpop: { isolates: 1, rounds: 1, warmupRounds: 0, roundMs: 10, browser: false },
 };

@@ -19,11 +19,12 @@ import type { BenchResults } from './report/results';
 import { round } from './report/stats';
 import { runBursts } from './suites/burst';
 import { runBundles } from './suites/bundle';
+import { runDPoP } from './suites/dpop';
 import { runHappyPath } from './suites/happy-path';
 import { runRoundTripSuite } from './suites/round-trips';
 import { runSoaks } from './suites/soak';
 
-type Suite = 'happy' | 'burst' | 'soak' | 'round-trips' | 'bundle';
+type Suite = 'happy' | 'burst' | 'soak' | 'round-trips' | 'bundle' | 'dpop';
 
 export async function main(args: readonly string[]): Promise<void> {
   if (args.includes('--render')) return render(args);
@@ -60,6 +61,10 @@ export async function main(args: readonly string[]): Promise<void> {
   const bundleWanted = wants('bundle') && (config.bundle || args.includes('--bundle'));
   log(`== bundle cost${bundleWanted ? '' : ' (skipped)'}`);
   const bundle = bundleWanted ? runBundles(log, variants) : null;
+  log(
+    `== DPoP per request (${config.dpop.rounds} rounds × ${config.dpop.roundMs} ms${config.dpop.browser ? ', Node and Chromium' : ', Node only'})`,
+  );
+  const dpop = wants('dpop') ? await runDPoP(config.dpop, log) : null;
 
   const contenders = [...Object.values(CONTENDERS), ngxTokenRefreshShowcase, ngxTokenRefreshProactive].map(
     ({ id, label, refreshes }) => ({
@@ -87,6 +92,7 @@ export async function main(args: readonly string[]): Promise<void> {
     soak,
     roundTrips,
     bundle,
+    dpop,
     durationSeconds: Math.round((performance.now() - started) / 1000),
   };
   const partial = previous ? mergeResults(previous, measured) : measured;

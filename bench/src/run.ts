@@ -1,5 +1,6 @@
-// npm run bench [-- --only=happy,burst,soak,round-trips,bundle] [--variants=<bundle ids>] [--skip-build] [--out=<dir>]
+// npm run bench [-- --only=happy,burst,soak,round-trips,bundle,dpop] [--variants=<bundle ids>] [--skip-build] [--out=<dir>]
 // npm run bench -- --only=bundle --merge   (the bundle table again, put into the earlier run's results)
+// npm run bench -- --only=dpop --merge     (the DPoP suite alone, Node and Chromium, put in likewise)
 // npm run bench -- --render   (RESULTS.md and the chart again from results/results.json; measures nothing)
 // npm run bench:smoke
 //

@@ -30,6 +30,7 @@ const PACKAGES = [
   'ngx-auth',
   'angular-oauth2-oidc',
   'oauth4webapi',
+  'dpop',
 ];
 
 /** Versions of everything measured, and the commit of the workspace. */

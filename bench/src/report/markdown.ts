@@ -1,5 +1,7 @@
+import { DPOP_LABELS, DPOP_WIRING } from '../contenders/dpop';
+import { CALLS_COUNTED, type CryptoCalls } from '../measure/dpop-rounds';
 import { LINEAR_SLOPE_LIMIT } from '../suites/burst';
-import type { BenchResults, BurstCell, SuiteRun } from './results';
+import type { BenchResults, BurstCell, DPoPEnvironment, DPoPResults, SuiteRun } from './results';
 
 const int = (value: number) => Math.round(value).toLocaleString('en-US');
 const fixed = (value: number, digits: number) =>
@@ -42,6 +44,7 @@ export function renderMarkdown(results: BenchResults, options: { chart: string |
     ...(results.soak ? renderSoak(results.soak, label) : []),
     ...(results.bundle ? renderBundle(results.bundle) : []),
     ...(results.roundTrips ? renderRoundTrips(results.roundTrips, label) : []),
+    ...(results.dpop ? renderDPoP(results.dpop) : []),
     ...renderMethod(),
   ].join('\n');
 }
@@ -440,6 +443,138 @@ function renderRoundTrips(trips: NonNullable<BenchResults['roundTrips']>, label:
     '',
   );
   return out;
+}
+
+/** 6. What DPoP costs per request, in Chromium and in Node. */
+function renderDPoP(dpop: DPoPResults): string[] {
+  const out: string[] = [];
+  const environments = [dpop.browser, dpop.node].filter((e): e is DPoPEnvironment => e !== null);
+  const first = environments[0];
+  out.push(
+    '## 6. DPoP per request',
+    '',
+    'What sender-constrained tokens (`withDPoP()`, issue 27) cost each request, side by side with the alternatives:',
+    'the same `GET /api/items` through HttpClient with a synchronous fake backend that checks the `Authorization`',
+    'scheme and token and the presence of a `DPoP` header; the first proofs of each contender are checked as a server',
+    'would (signature, `htm`, `htu`, `iat`, `jti`, `ath`), and must differ from one request to the next. Each request',
+    'is timed from `http.get()` until it completes, with `performance.now()`: one request at a time (each awaited: the',
+    `time a request waits for its proof) and ${dpop.parallel} at a time (a page loading several things at once: what`,
+    "the signatures cost when they overlap). Chromium's WebCrypto, which users meet, runs in a production build of a",
+    'page (bench/browser/, `ng build`), served from 127.0.0.1 with its IndexedDB; Node runs the same code',
+    "(bench/src/measure/dpop-rounds.ts) in worker processes, with Node's WebCrypto and no IndexedDB (the key stays",
+    'in memory there).',
+    first
+      ? `Each subject runs in ${first.copies} cop${first.copies === 1 ? 'y' : 'ies'} (browser contexts, worker processes), measured in turn in ${first.rounds} interleaved round${first.rounds === 1 ? '' : 's'} of ${int(first.roundMs)} ms per mode after warm-up rounds; the figure is the median over all rounds, with the lowest and highest round.`
+      : '',
+    ...(dpop.browserSkipped ? ['', `Not measured in Chromium: ${dpop.browserSkipped}.`] : []),
+    ...renderRun(dpop.run, 'the rest of this file is from the run in the header'),
+    '',
+    table(
+      ['subject', 'how it is wired'],
+      Object.entries(DPOP_WIRING).map(([id, wiring]) => [DPOP_LABELS[id as keyof typeof DPOP_LABELS], wiring]),
+      ['l', 'l'],
+    ),
+    '',
+  );
+  for (const env of environments) {
+    const sign = env.rows.find((r) => r.subject === 'sign');
+    const share = (added: number | null, floor: number | undefined) =>
+      added === null || floor === undefined || added <= 0 ? '–' : `${fixed((100 * floor) / added, 0)} %`;
+    const hasCpu = env.rows.some((r) => r.cpuUsPerRequest !== null);
+    out.push(
+      `### ${env.name}`,
+      '',
+      table(
+        [
+          'subject',
+          'µs/request, one at a time (lowest–highest round)',
+          'added over Bearer (µs)',
+          'of which the signature alone',
+          ...(hasCpu ? ['CPU µs/request (process, threads included)'] : []),
+          `µs/request, ${dpop.parallel} at a time (lowest–highest)`,
+          `added over Bearer, ${dpop.parallel} at a time (µs)`,
+        ],
+        env.rows.map((r) => [
+          DPOP_LABELS[r.subject] ?? r.subject,
+          `**${us(r.usPerRequest)}** (${us(r.usPerRequestRange[0])}–${us(r.usPerRequestRange[1])})`,
+          r.addedUs === null || r.subject === 'ntr-bearer' ? '–' : us(r.addedUs),
+          r.subject === 'sign' || r.subject === 'ntr-bearer' ? '–' : share(r.addedUs, sign?.usPerRequest),
+          ...(hasCpu ? [r.cpuUsPerRequest === null ? '–' : us(r.cpuUsPerRequest)] : []),
+          `${us(r.parallelUsPerRequest)} (${us(r.parallelUsPerRequestRange[0])}–${us(r.parallelUsPerRequestRange[1])})`,
+          r.parallelAddedUs === null || r.subject === 'ntr-bearer' ? '–' : us(r.parallelAddedUs),
+        ]),
+      ),
+      '',
+    );
+  }
+  out.push(
+    '### What each request asks of WebCrypto',
+    '',
+    `Calls of \`crypto.subtle\` counted over ${CALLS_COUNTED} requests with one token (after the first requests, which make`,
+    `or load the key), then over ${CALLS_COUNTED} more after the token changed (a refresh): signatures, SHA-256 digests`,
+    '(`ath` is the hash of the token), key exports (the public JWK in the header). Also: whether the proofs checked',
+    'out, and whether a second application in the same page signed with the key the first one stored (a reload,',
+    'another tab: IndexedDB).',
+    '',
+    table(
+      [
+        'subject',
+        ...environments.map((e) => `${e.name}: one token`),
+        ...environments.map((e) => `${e.name}: after a new token`),
+        'proofs',
+        'key of a second app',
+      ],
+      (environments[0]?.rows ?? [])
+        .filter((r) => r.subject !== 'sign')
+        .map((r) => {
+          const rows = environments.map((e) => e.rows.find((x) => x.subject === r.subject));
+          return [
+            DPOP_LABELS[r.subject] ?? r.subject,
+            ...rows.map((x) => calls(x?.ready.calls?.sameToken)),
+            ...rows.map((x) => calls(x?.ready.calls?.newToken)),
+            environments
+              .map((e, i) => {
+                const problems = rows[i]?.ready.proofProblems;
+                if (problems === null || problems === undefined) return null;
+                return `${e.name.split(' ')[0]}: ${problems.length ? problems.join('; ') : 'valid'}`;
+              })
+              .filter((text) => text !== null)
+              .join(', ') || '– (Bearer)',
+            environments
+              .map((e, i) => {
+                const reloaded = rows[i]?.ready.keyReloaded;
+                return reloaded === null || reloaded === undefined
+                  ? null
+                  : `${e.name.split(' ')[0]}: ${reloaded ? 'the stored one' : 'a new one'}`;
+              })
+              .filter((text) => text !== null)
+              .join(', ') || '–',
+          ];
+        }),
+      ['l', ...environments.flatMap((): ('l' | 'r')[] => ['r', 'r']), 'l', 'l'],
+    ),
+    '',
+  );
+  return out;
+}
+
+/** Microseconds with 3 significant digits. */
+function us(value: number): string {
+  return value >= 100 ? int(value) : fixed(value, value >= 10 ? 1 : 2);
+}
+
+/** `100 sign, 1 digest` (calls of crypto.subtle). */
+function calls(c: CryptoCalls | undefined): string {
+  if (!c) return '–';
+  const parts = [
+    [c.sign, 'sign'],
+    [c.digest, 'digest'],
+    [c.exportKey, 'exportKey'],
+    [c.other, 'other'],
+  ]
+    .filter(([n]) => (n as number) > 0)
+    .map(([n, name]) => `${n} ${name}`);
+  return parts.length ? parts.join(', ') : 'none';
 }
 
 /** How the figures were taken, and what they do not show. */

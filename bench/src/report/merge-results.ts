@@ -8,15 +8,15 @@ type Measured = Omit<BenchResults, 'goals'>;
  * would move every other figure with the machine's load. The header (command, date, machine, load,
  * versions) stays the earlier run's, and each merged suite records the run it comes from, which its
  * section names; the goals are judged again by the caller. Only suites whose section can name their
- * own run merge (bundle, round trips), and only from the same machine, Node and package versions, so
+ * own run merge (bundle, round trips, DPoP), and only from the same machine, Node and package versions, so
  * that the sections stay comparable; ngx-token-refresh's own commit may differ (the section says it).
  */
 export function mergeResults(previous: BenchResults, current: Measured): Measured {
   const refuse = (why: string) => new Error(`bench --merge: ${why}`);
   if (current.happyPath || current.burst || current.soak) {
-    throw refuse('only the bundle and round-trips suites can be merged (--only=bundle,round-trips)');
+    throw refuse('only the bundle, round-trips and dpop suites can be merged (--only=bundle,round-trips,dpop)');
   }
-  if (!current.bundle && !current.roundTrips) throw refuse('nothing was measured');
+  if (!current.bundle && !current.roundTrips && !current.dpop) throw refuse('nothing was measured');
   if (previous.mode !== current.mode) throw refuse(`the results to merge into are of a ${previous.mode} run`);
   const machine = (m: BenchResults['machine']) => `${m.cpu}, ${m.cores} cores, Node ${m.node}`;
   if (machine(previous.machine) !== machine(current.machine)) {
@@ -43,5 +43,6 @@ export function mergeResults(previous: BenchResults, current: Measured): Measure
     versions: { ...current.versions, ...previous.versions },
     roundTrips: current.roundTrips ? { ...current.roundTrips, run } : previous.roundTrips,
     bundle: current.bundle ? { ...current.bundle, run } : previous.bundle,
+    dpop: current.dpop ? { ...current.dpop, run } : (previous.dpop ?? null),
   };
 }

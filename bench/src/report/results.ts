@@ -1,4 +1,5 @@
 import type { ContenderId } from '../contenders/contender';
+import type { DPoPSubjectId, DPoPSubjectReady } from '../measure/dpop-rounds';
 import type { RoundTripScenario } from '../measure/round-trips';
 
 /** bench/results/results.json. Numbers are rounded to 3 significant digits; bytes are whole. */
@@ -19,6 +20,8 @@ export interface BenchResults {
   readonly soak: SoakResults | null;
   readonly roundTrips: RoundTripResults | null;
   readonly bundle: BundleResults | null;
+  /** Absent in runs before issue 27. */
+  readonly dpop?: DPoPResults | null;
   readonly goals: readonly GoalResult[];
   readonly durationSeconds: number;
 }
@@ -218,4 +221,44 @@ export interface GoalResult {
   /** null when the run did not measure it (smoke run). */
   readonly met: boolean | null;
   readonly detail: string;
+}
+
+/** What DPoP costs per request (issue 27), in Node and in Chromium. */
+export interface DPoPResults {
+  /** Requests sent at once in the rounds that measure throughput. */
+  readonly parallel: number;
+  readonly node: DPoPEnvironment;
+  /** null: not run (see browserSkipped). */
+  readonly browser: DPoPEnvironment | null;
+  readonly browserSkipped: string | null;
+  /** Set when these figures come from a run of this suite alone, merged into another run's results. */
+  readonly run?: SuiteRun;
+}
+
+export interface DPoPEnvironment {
+  /** `Node v20.20.2`, `Chromium 156.0.8078.108`. */
+  readonly name: string;
+  /** Copies of each subject (worker processes in Node, browser contexts in Chromium), their rounds pooled. */
+  readonly copies: number;
+  readonly rounds: number;
+  readonly roundMs: number;
+  readonly rows: readonly DPoPRow[];
+}
+
+export interface DPoPRow {
+  readonly subject: DPoPSubjectId;
+  /** What the first copy reported before the timed rounds: proofs checked, crypto calls counted. */
+  readonly ready: DPoPSubjectReady;
+  /** µs per request, one request at a time (each awaited): median over all rounds of all copies. */
+  readonly usPerRequest: number;
+  readonly usPerRequestQuartiles: readonly [number, number];
+  readonly usPerRequestRange: readonly [number, number];
+  /** CPU time of the worker process per request, one at a time (Node only; threads included). */
+  readonly cpuUsPerRequest: number | null;
+  /** µs per request with `parallel` requests at a time: median and range over the rounds. */
+  readonly parallelUsPerRequest: number;
+  readonly parallelUsPerRequestRange: readonly [number, number];
+  /** Above ngx-token-refresh with a Bearer token, one at a time and `parallel` at a time (null for `sign`). */
+  readonly addedUs: number | null;
+  readonly parallelAddedUs: number | null;
 }

@@ -1,6 +1,7 @@
 import '../setup/angular-in-node';
 
 import { runBurstTask } from '../measure/burst-task';
+import { serveDPoP } from '../measure/dpop';
 import { serveHappyPath } from '../measure/happy-path';
 import { runRoundTrips } from '../measure/round-trips';
 import { runSoak } from '../measure/soak';
@@ -24,6 +25,9 @@ async function run(): Promise<WorkerAnswer | null> {
       return { kind: 'soak', result: await runSoak(task) };
     case 'round-trips':
       return { kind: 'round-trips', results: await runRoundTrips(task.scenario) };
+    case 'dpop':
+      await serveDPoP(task.subject, send);
+      return null;
   }
 }
 

@@ -1,5 +1,6 @@
 import type { ContenderId } from '../contenders/contender';
 import type { BurstSample } from '../measure/burst';
+import type { DPoPSubjectId, DPoPSubjectReady } from '../measure/dpop-rounds';
 import type { RoundTripResult, RoundTripScenario } from '../measure/round-trips';
 import type { SoakResult } from '../measure/soak';
 
@@ -25,7 +26,8 @@ export type WorkerTask =
       readonly warmupCycles: number;
       readonly checkpoints: number;
     }
-  | { readonly kind: 'round-trips'; readonly scenario: RoundTripScenario };
+  | { readonly kind: 'round-trips'; readonly scenario: RoundTripScenario }
+  | { readonly kind: 'dpop'; readonly subject: DPoPSubjectId };
 
 export type WorkerAnswer =
   | { readonly kind: 'burst'; readonly samples: BurstSample[] }
@@ -36,4 +38,11 @@ export type WorkerAnswer =
 export type HappyRequest = { readonly type: 'measure'; readonly ms: number } | { readonly type: 'close' };
 export type HappyAnswer =
   | { readonly type: 'ready'; readonly authorization: string | null }
+  | { readonly type: 'measured'; readonly requests: number; readonly ms: number; readonly cpuMs: number };
+
+/** Messages of the DPoP worker, which stays up for all rounds. */
+export type DPoPRequest =
+  { readonly type: 'measure'; readonly parallel: number; readonly ms: number } | { readonly type: 'close' };
+export type DPoPAnswer =
+  | { readonly type: 'ready'; readonly ready: DPoPSubjectReady }
   | { readonly type: 'measured'; readonly requests: number; readonly ms: number; readonly cpuMs: number };
