@@ -13,6 +13,10 @@ const PROACTIVE_SERVER_PORT = 3102;
 const PROACTIVE_SHOWCASE_PORT = 4313;
 /** The `real-fetch` build (HttpClient over fetch), its proxy pointed at the first server. */
 const FETCH_SHOWCASE_PORT = 4314;
+/** A third reference server, with DPOP=required. */
+const DPOP_SERVER_PORT = 3103;
+/** The `real-dpop` build (the app signs its calls with `withDPoP()`), its proxy pointed at the third server. */
+const DPOP_SHOWCASE_PORT = 4315;
 
 /** The settings both reference servers share (each has its own port and access-token lifetime). */
 const SERVER_ENV = {
@@ -55,7 +59,9 @@ const SERVER_ENV = {
  *   token lives 10 seconds, and the `real` build once more with its proxy pointed there. A 3-second
  *   token is shorter than `withProactiveRefresh()`'s least interval between refreshes (5 s), so it
  *   gets no timer and the tests above see the reactive refresh; a 10-second one is refreshed ahead
- *   of expiry.
+ *   of expiry;
+ * - for the project `real-dpop` (real-server-dpop.spec.ts), a third server with `DPOP=required` and a
+ *   3-second token, and the `real-dpop` build (`withDPoP()`, and the auth lab's DPoP card) in front of it.
  */
 export default defineConfig({
   testDir: '.',
@@ -94,6 +100,11 @@ export default defineConfig({
       use: { baseURL: `http://127.0.0.1:${FETCH_SHOWCASE_PORT}` },
     },
     {
+      name: 'real-dpop',
+      testMatch: 'real-server-dpop.spec.ts',
+      use: { baseURL: `http://127.0.0.1:${DPOP_SHOWCASE_PORT}` },
+    },
+    {
       name: 'real-zone',
       testMatch: 'real-server-tabs.spec.ts',
       grep: /@zone/,
@@ -115,6 +126,20 @@ export default defineConfig({
       url: `http://127.0.0.1:${PROACTIVE_SERVER_PORT}/api/v1/users`,
       reuseExistingServer: false,
       env: { ...SERVER_ENV, PORT: String(PROACTIVE_SERVER_PORT), ACCESS_TOKEN_TTL_SECONDS: '10' },
+    },
+    {
+      command: 'node projects/reference-server/dist/main.js',
+      cwd: '..',
+      url: `http://127.0.0.1:${DPOP_SERVER_PORT}/api/v1/users`,
+      reuseExistingServer: false,
+      env: { ...SERVER_ENV, PORT: String(DPOP_SERVER_PORT), ACCESS_TOKEN_TTL_SECONDS: '3', DPOP: 'required' },
+    },
+    {
+      command: 'node e2e/serve-showcase.mjs dist/showcase-real-dpop/browser',
+      cwd: '..',
+      url: `http://127.0.0.1:${DPOP_SHOWCASE_PORT}`,
+      reuseExistingServer: false,
+      env: { PORT: String(DPOP_SHOWCASE_PORT), API_ORIGIN: `http://127.0.0.1:${DPOP_SERVER_PORT}` },
     },
     {
       command: 'node e2e/serve-showcase.mjs dist/showcase-real/browser',

@@ -1,4 +1,13 @@
-import { type BrowserContext, type Cookie, type Page, type Request, expect, test } from '@playwright/test';
+import { type BrowserContext, type Cookie, expect, test } from '@playwright/test';
+
+import {
+  countRefreshes,
+  expectEveryCallSucceeded,
+  fireEverywhere,
+  isRefresh,
+  openTabs,
+  waitForExpiry,
+} from './lab-tabs';
 
 // Several tabs of the showcase's `real` build against the reference server (see
 // playwright.real.config.ts): the pages of one browser context, so they share the refresh cookie, the
@@ -161,60 +170,6 @@ test('a refresh answer lost on the way keeps the session: the server still takes
   // The server answered with the live cookie, the one of the lost answer, rather than rotating again.
   expect((await refreshCookie(context)).value).toBe(lost?.cookie);
 });
-
-/** Counts the POST /auth/refresh calls that every tab of `context` sends, from now on. */
-function countRefreshes(context: BrowserContext): () => number {
-  let count = 0;
-  context.on('request', (request) => {
-    if (isRefresh(request)) count++;
-  });
-  return () => count;
-}
-
-function isRefresh(request: Request): boolean {
-  return request.method() === 'POST' && new URL(request.url()).pathname === '/auth/refresh';
-}
-
-/**
- * Signs in as the demo admin in a first tab, then opens `count - 1` more tabs of the lab at the same
- * moment (they start without an access token and get one through the shared cookie). `query` is
- * added to every tab's first URL.
- */
-async function openTabs(context: BrowserContext, count: number, query = ''): Promise<Page[]> {
-  const first = await context.newPage();
-  await first.goto(`/login${query}`);
-  await first.getByTestId('username').fill('ada');
-  await first.getByTestId('password').fill('lovelace');
-  await first.getByTestId('login-submit').click();
-  await expect(first).toHaveURL(/\/lab$/);
-  const others = await Promise.all(Array.from({ length: count - 1 }, () => context.newPage()));
-  await Promise.all(others.map((tab) => tab.goto(`/lab${query}`)));
-  const tabs = [first, ...others];
-  for (const tab of tabs) await expect(tab.getByTestId('signed-in-as')).toHaveText('Signed in as ada');
-  return tabs;
-}
-
-/** Waits until every tab's access token has run out (3 s after the server issued it). */
-async function waitForExpiry(tabs: readonly Page[]): Promise<void> {
-  await Promise.all(
-    tabs.map((tab) => expect(tab.getByTestId('token-remaining')).toHaveText('expired', { timeout: 10_000 })),
-  );
-}
-
-/** Fires the lab's burst of 10 calls in every tab at the same moment. */
-async function fireEverywhere(tabs: readonly Page[]): Promise<void> {
-  await Promise.all(tabs.map((tab) => tab.getByTestId('fire-calls').click()));
-}
-
-/** Every tab is still signed in, on the lab, with its 10 calls answered 200. */
-async function expectEveryCallSucceeded(tabs: readonly Page[]): Promise<void> {
-  for (const tab of tabs) {
-    await expect(tab.getByTestId('success-count')).toHaveText('10');
-    await expect(tab.getByTestId('failure-count')).toHaveText('0');
-    await expect(tab).toHaveURL(/\/lab/);
-    await expect(tab.getByTestId('signed-in-as')).toHaveText('Signed in as ada');
-  }
-}
 
 /** The browser's refresh cookie. */
 async function refreshCookie(context: BrowserContext): Promise<Cookie> {

@@ -8,6 +8,10 @@
 // 30 seconds (ACCESS_TOKEN_TTL_SECONDS, unless set), and the server offers the auth lab's "Expire
 // access token now" (DEV_LAB_ROUTES=true, development only). The server's JSON log goes to a file,
 // so it does not bury ng serve's output; its warnings and errors are also printed here, one line each.
+//
+// `npm run start:real -- --dpop`: DPoP (RFC 9449) end to end: the server with DPOP=required, and the
+// showcase's `real-dpop` build, which signs every call with `withDPoP()` and whose auth lab shows the
+// last proof, decoded.
 import { spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { get } from 'node:http';
@@ -20,6 +24,7 @@ const root = fileURLToPath(new URL('../../../', import.meta.url));
 const serverUrl = 'http://127.0.0.1:3000';
 const logFile = join(root, 'test-results', 'start-real', 'server.log');
 const accessTokenTtl = process.env.ACCESS_TOKEN_TTL_SECONDS ?? '30';
+const dpop = process.argv.includes('--dpop');
 
 mkdirSync(join(root, 'test-results', 'start-real'), { recursive: true });
 const log = createWriteStream(logFile, { flags: 'w' });
@@ -41,6 +46,8 @@ const server = spawn(process.execPath, ['projects/reference-server/dist/main.js'
     ACCESS_TOKEN_TTL_SECONDS: accessTokenTtl,
     // The auth lab's "Expire access token now", backed by the server: never on unless asked for.
     DEV_LAB_ROUTES: 'true',
+    // Tokens bound to the browser's key; without --dpop, whatever the shell says (off by default).
+    ...(dpop ? { DPOP: 'required' } : {}),
   },
 });
 for (const stream of [server.stdout, server.stderr]) {
@@ -52,7 +59,7 @@ for (const stream of [server.stdout, server.stderr]) {
 }
 console.log(
   `[server] ${serverUrl}: access tokens live ${accessTokenTtl} s, the auth lab can expire them; ` +
-    `full log in ${logFile} (warnings and errors also here)`,
+    `${dpop ? 'DPoP required; ' : ''}full log in ${logFile} (warnings and errors also here)`,
 );
 let ng = null;
 let stopping = false;
@@ -69,10 +76,14 @@ process.on('SIGTERM', () => stop(0));
 
 for (let attempt = 0; attempt < 240 && !stopping && !(await answers(serverUrl)); attempt++) await delay(250);
 if (!stopping) {
-  ng = spawn(process.execPath, ['node_modules/@angular/cli/bin/ng.js', 'serve', 'showcase', '-c', 'real'], {
-    cwd: root,
-    stdio: 'inherit',
-  });
+  ng = spawn(
+    process.execPath,
+    ['node_modules/@angular/cli/bin/ng.js', 'serve', 'showcase', '-c', dpop ? 'real-dpop' : 'real'],
+    {
+      cwd: root,
+      stdio: 'inherit',
+    },
+  );
   ng.on('exit', (code) => stop(code ?? 0));
 }
 

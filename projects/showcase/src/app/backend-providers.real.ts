@@ -1,7 +1,9 @@
 import { HttpClient, type HttpInterceptorFn } from '@angular/common/http';
 import { type EnvironmentProviders, inject, makeEnvironmentProviders } from '@angular/core';
-import { type TokenRefreshFeature, withCrossTabSync, withNoCrossTabSync } from 'ngx-token-refresh';
+import { type TokenRefreshFeature, withCrossTabSync, withDPoP, withNoCrossTabSync } from 'ngx-token-refresh';
 
+import { LabDPoP } from './lab/lab-dpop';
+import { labDPoPRecorder } from './lab/lab-dpop-recorder';
 import { LAB_EXPIRE_ON_SERVER } from './lab/lab-expire-on-server';
 import { LAB_TABS } from './lab/lab-tabs';
 import { readTabChoice } from './tab-choice';
@@ -29,14 +31,30 @@ export const REFRESH_TOKEN_REUSE_INTERVAL_SECONDS = 30;
  */
 const crossTabSync = readTabChoice('crossTab');
 
-/** No interceptors besides the app's own: a real server answers with real HttpErrorResponses. */
-export const backendInterceptors: readonly HttpInterceptorFn[] = [];
+/** Set to `true` by the `real-dpop` build configuration (angular.json, `define`); absent otherwise. */
+declare const SHOWCASE_DPOP: boolean | undefined;
+
+/**
+ * Whether this build signs its requests with DPoP: the `real-dpop` build, which `npm run start:real --
+ * --dpop` serves against the reference server with `DPOP=required`.
+ */
+const dpop = typeof SHOWCASE_DPOP !== 'undefined' && SHOWCASE_DPOP;
+
+/**
+ * No interceptors besides the app's own: a real server answers with real HttpErrorResponses. With
+ * DPoP, the lab's recorder of the proofs the library signed.
+ */
+export const backendInterceptors: readonly HttpInterceptorFn[] = dpop ? [labDPoPRecorder] : [];
 
 /**
  * `provideAuth`'s features: cross-tab sync, which the cookie flow needs, unless this tab asked for it
- * off.
+ * off; and in the `real-dpop` build, DPoP: the sign-in binds the session to this browser's key, and
+ * every call carries a proof of it.
  */
-export const authFeatures: readonly TokenRefreshFeature[] = [crossTabSync ? withCrossTabSync() : withNoCrossTabSync()];
+export const authFeatures: readonly TokenRefreshFeature[] = [
+  crossTabSync ? withCrossTabSync() : withNoCrossTabSync(),
+  ...(dpop ? [withDPoP()] : []),
+];
 
 /** Nothing but what the lab shows: the default HttpClient backend reaches the real server. */
 export function provideBackend(): EnvironmentProviders {
@@ -50,5 +68,6 @@ export function provideBackend(): EnvironmentProviders {
       },
     },
     { provide: LAB_TABS, useValue: { crossTabSync, reuseIntervalSeconds: REFRESH_TOKEN_REUSE_INTERVAL_SECONDS } },
+    dpop ? [LabDPoP] : [],
   ]);
 }

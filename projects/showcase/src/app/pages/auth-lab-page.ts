@@ -15,7 +15,9 @@ import { interval } from 'rxjs';
 import { LAB_BACKEND } from '../lab/lab-backend';
 import { LAB_CALL } from '../lab/lab-call';
 import { LAB_EXPIRE_ON_SERVER } from '../lab/lab-expire-on-server';
+import { LabDPoP } from '../lab/lab-dpop';
 import { LabLog } from '../lab/lab-log';
+import { LabDPoPCard } from './lab-dpop-card';
 import { LabRefreshesCard } from './lab-refreshes-card';
 import { LabTabsCard } from './lab-tabs-card';
 import { LabTimeline } from './lab-timeline';
@@ -25,7 +27,7 @@ import { LabWiringPanel } from './lab-wiring-panel';
  * Makes the mechanism visible: the access token's remaining life, switches to expire it or to
  * revoke the refresh token, a burst of N parallel calls, each call's timeline, this tab's refreshes
  * (proactive refresh on or off, the next one due, what started each), and how this tab shares its
- * session with other tabs. Against a real server (no LAB_BACKEND) only "expire now" stays, through
+ * session with other tabs, and with DPoP on, the last proof. Against a real server (no LAB_BACKEND) only "expire now" stays, through
  * the server's development-only route (LAB_EXPIRE_ON_SERVER); tokens also expire on their own, and
  * refreshes are counted from the library's events.
  */
@@ -40,6 +42,7 @@ import { LabWiringPanel } from './lab-wiring-panel';
     MatInputModule,
     MatSelectModule,
     MatSliderModule,
+    LabDPoPCard,
     LabRefreshesCard,
     LabTabsCard,
     LabTimeline,
@@ -147,6 +150,10 @@ import { LabWiringPanel } from './lab-wiring-panel';
         <app-lab-refreshes-card />
 
         <app-lab-tabs-card />
+
+        @if (dpop) {
+          <app-lab-dpop-card />
+        }
       </section>
 
       <app-lab-timeline />
@@ -182,6 +189,8 @@ export class AuthLabPage {
   protected readonly server = inject(LAB_BACKEND);
   /** A real server's "expire now" (development only), or null. */
   protected readonly expireOnServer = inject(LAB_EXPIRE_ON_SERVER);
+  /** The last DPoP proof, in the `real-dpop` build only (its app signs requests with `withDPoP()`). */
+  protected readonly dpop = inject(LabDPoP, { optional: true });
   protected readonly log = inject(LabLog);
   protected readonly refreshing = injectTokenRefresh().isRefreshing;
 
