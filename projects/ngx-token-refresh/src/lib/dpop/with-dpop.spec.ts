@@ -18,9 +18,12 @@ import {
   injectTokenRefresh,
   provideTokenRefresh,
   tokenRefreshInterceptor,
+  type TokenRefreshFeature,
   withDPoP,
+  withProactiveRefresh,
   withServerSession,
 } from 'ngx-token-refresh';
+import { createTestJwt } from 'ngx-token-refresh/testing';
 import { firstValueFrom } from 'rxjs';
 
 import { ScriptedServer, athOf, claimsOf, useNodeWebCrypto, verify } from './dpop-proof.spec-helper';
@@ -35,7 +38,7 @@ const TOKEN_URL = 'https://api.example.com/token';
 const unauthorized = (headers: Record<string, string> = {}) =>
   new HttpErrorResponse({ status: 401, headers: new HttpHeaders(headers), url: API });
 
-function setup(platform = 'browser') {
+function setup(platform = 'browser', ...features: TokenRefreshFeature[]) {
   const server = new ScriptedServer();
   const failures: unknown[] = [];
   TestBed.configureTestingModule({
@@ -51,6 +54,7 @@ function setup(platform = 'browser') {
           allowedOrigins: ['https://api.example.com'],
         },
         withDPoP(),
+        ...features,
       ),
     ],
   });
@@ -225,6 +229,44 @@ describe('withDPoP', () => {
       expect(results).toEqual([`${API}/nonce`, `${API}/expired`]);
       expect(server.to(TOKEN_URL)).toHaveLength(1);
     });
+  });
+
+  it('with withProactiveRefresh(), refreshes ahead of expiry with a proof without ath, and no call meets a 401', async () => {
+    const realTimeout = globalThis.setTimeout;
+    jest.useFakeTimers();
+    try {
+      const { server, state, get, events } = setup('browser', withProactiveRefresh());
+      const issue = () => {
+        const iat = Math.floor(Date.now() / 1000);
+        return createTestJwt({ iat, exp: iat + 60 });
+      };
+      let current = issue();
+      server.answer = (request) => {
+        if (request.url === TOKEN_URL)
+          return new HttpResponse({ status: 200, body: { access_token: (current = issue()) } });
+        return request.headers.get('Authorization') === `DPoP ${current}`
+          ? new HttpResponse({ status: 200, body: {} })
+          : unauthorized();
+      };
+      state.setToken(current);
+      const first = current;
+      await jest.advanceTimersByTimeAsync(59_000);
+      // The proof is signed by WebCrypto, off the fake clock: let it finish.
+      for (let turn = 0; turn < 200 && state.token() === first; turn++)
+        await new Promise((resolve) => realTimeout(resolve, 5));
+
+      expect(state.token()).not.toBe(first);
+      const [refresh] = server.to(TOKEN_URL);
+      expect(refresh!.headers.has('Authorization')).toBe(false);
+      expect((await verify(refresh!.headers.get('DPoP'))).claims.ath).toBeUndefined();
+      await get();
+      const call = server.to(API).at(-1)!;
+      expect((await verify(call.headers.get('DPoP'))).claims.ath).toBe(athOf(current));
+      expect(server.to(TOKEN_URL)).toHaveLength(1);
+      expect(events).not.toContain('requestQueued');
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('lets a request with SKIP_TOKEN_REFRESH by untouched: no token, no proof', async () => {
