@@ -468,6 +468,11 @@ function renderDPoP(dpop: DPoPResults): string[] {
       : '',
     ...(dpop.browserSkipped ? ['', `Not measured in Chromium: ${dpop.browserSkipped}.`] : []),
     ...renderRun(dpop.run, 'the rest of this file is from the run in the header'),
+    ...(dpop.loadAverage
+      ? [
+          `Load average of the machine (1 min) when the suite started and ended: ${fixed(dpop.loadAverage.start, 2)} and ${fixed(dpop.loadAverage.end, 2)}${Math.max(dpop.loadAverage.start, dpop.loadAverage.end) > 1 ? '; other processes competed for the cores, so the ratios between subjects, measured in the same rounds, hold better than the absolute figures' : ''}.`,
+        ]
+      : []),
     '',
     table(
       ['subject', 'how it is wired'],

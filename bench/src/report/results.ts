@@ -231,6 +231,8 @@ export interface DPoPResults {
   /** null: not run (see browserSkipped). */
   readonly browser: DPoPEnvironment | null;
   readonly browserSkipped: string | null;
+  /** 1-minute load average when the suite started and ended (absent before it was recorded). */
+  readonly loadAverage?: { readonly start: number; readonly end: number };
   /** Set when these figures come from a run of this suite alone, merged into another run's results. */
   readonly run?: SuiteRun;
 }

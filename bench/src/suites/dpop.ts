@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import os from 'node:os';
 
 import type { BenchConfig } from '../config';
 import { DPOP_CONTENDER_IDS } from '../contenders/dpop';
@@ -84,6 +85,7 @@ export function summarize(name: string, copies: readonly DPoPCopy[], config: Ben
  * same requests through HttpClient with a synchronous fake backend; in Node workers, then in Chromium.
  */
 export async function runDPoP(config: BenchConfig['dpop'], log: (line: string) => void): Promise<DPoPResults> {
+  const loadAtStart = os.loadavg()[0];
   log('  Node');
   const node = await runDPoPInNode(config, log);
   let browser: DPoPEnvironment | null = null;
@@ -96,6 +98,7 @@ export async function runDPoP(config: BenchConfig['dpop'], log: (line: string) =
     node,
     browser,
     browserSkipped: config.browser ? null : 'smoke run: Node only',
+    loadAverage: { start: round(loadAtStart, 2), end: round(os.loadavg()[0], 2) },
   };
 }
 
