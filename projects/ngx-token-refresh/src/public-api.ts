@@ -23,6 +23,7 @@ export { withServerSession } from './lib/refresh/with-server-session';
 export type { ServerSessionOptions } from './lib/refresh/with-server-session';
 
 // DPoP
+export { DPOP_PROOF } from './lib/dpop/dpop-proof';
 export { injectDPoPKeyPair } from './lib/dpop/inject-dpop-key-pair';
 export { withDPoP } from './lib/dpop/with-dpop';
 export type { DPoPOptions } from './lib/dpop/with-dpop';

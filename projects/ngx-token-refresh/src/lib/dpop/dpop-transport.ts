@@ -13,6 +13,7 @@ import { type Observable, catchError, defer, switchMap, tap, throwError } from '
 
 import type { TokenTransport } from '../refresh/token-transport';
 import { type DPoPKey, base64url, sha256 } from './dpop-key';
+import { DPOP_PROOF } from './dpop-proof';
 
 /** On a request the gate lets by: sign it, with this token (`null`: a proof alone). */
 const SIGN = new HttpContextToken<{ readonly token: string | null } | null>(() => null);
@@ -59,8 +60,10 @@ export class DPoPTransport implements TokenTransport {
 
   sendSkipped(request: HttpRequest<unknown>, next: HttpHandlerFn): Observable<HttpEvent<unknown>> {
     // has() first: get() would store the default in every request's context.
-    const sign = request.context.has(SIGN) ? request.context.get(SIGN) : null;
-    return sign ? this.#send(request, sign.token, next, true) : next(request);
+    const context = request.context;
+    const sign = context.has(SIGN) ? context.get(SIGN) : null;
+    if (sign) return this.#send(request, sign.token, next, true);
+    return context.has(DPOP_PROOF) && context.get(DPOP_PROOF) ? this.#send(request, null, next, true) : next(request);
   }
 
   /** Signs and sends `request`; `answerChallenge`: a nonce challenge may still be answered once. */

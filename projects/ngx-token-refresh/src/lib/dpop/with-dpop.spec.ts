@@ -11,6 +11,7 @@ import {
 import { PLATFORM_ID, inject } from '@angular/core';
 import { TestBed } from '@angular/core/testing';
 import {
+  DPOP_PROOF,
   type TokenRefreshEvent,
   SKIP_TOKEN_REFRESH,
   TokenRefreshError,
@@ -269,12 +270,31 @@ describe('withDPoP', () => {
     }
   });
 
-  it('lets a request with SKIP_TOKEN_REFRESH by untouched: no token, no proof', async () => {
+  it('lets a request with SKIP_TOKEN_REFRESH by untouched (no token, no proof), unless DPOP_PROOF asks for a proof', async () => {
     const { server, state, http } = setup();
     state.setToken('access-1');
-    await firstValueFrom(http.get(API, { context: new HttpContext().set(SKIP_TOKEN_REFRESH, true) }));
+    const skip = new HttpContext().set(SKIP_TOKEN_REFRESH, true);
+    await firstValueFrom(http.get(API, { context: skip }));
     expect(server.requests[0]!.headers.has('DPoP')).toBe(false);
     expect(server.requests[0]!.headers.has('Authorization')).toBe(false);
+
+    // A sign-in of the app's own: a proof without a token; its nonce challenge answered once.
+    server.answer = (request) =>
+      claimsOf(request).nonce === 'n-1'
+        ? new HttpResponse({ status: 200, body: {} })
+        : new HttpErrorResponse({
+            status: 400,
+            error: { error: 'use_dpop_nonce' },
+            headers: new HttpHeaders({ 'DPoP-Nonce': 'n-1' }),
+            url: request.url,
+          });
+    await firstValueFrom(http.post(TOKEN_URL, 'x', { context: skip.set(DPOP_PROOF, true) }));
+    const [first, repeat] = server.to(TOKEN_URL);
+    expect(repeat!.headers.has('Authorization')).toBe(false);
+    const { claims } = await verify(repeat!.headers.get('DPoP'));
+    expect(claims).toMatchObject({ htm: 'POST', htu: TOKEN_URL, nonce: 'n-1' });
+    expect(claims.ath).toBeUndefined();
+    expect(claimsOf(first!).nonce).toBeUndefined();
   });
 
   it('injectDPoPKeyPair gives the pair the proofs are signed with', async () => {
