@@ -73,10 +73,15 @@ export class DPoPTransport implements TokenTransport {
     next: HttpHandlerFn,
     answerChallenge: boolean,
   ): Observable<HttpEvent<unknown>> {
-    const url = new URL(request.url, this.#baseHref());
-    const origin = url.origin;
+    // Where the answer's nonce belongs; known once the request is signed.
+    let origin = '';
+    // Everything inside: a missing key or a URL that does not parse fails this request, and is never
+    // thrown from the interceptor, where it would escape the refresh logic.
     return defer(async () => {
-      const proof = await this.#proof(request.method, `${origin}${url.pathname}`, this.#nonces.get(origin), token);
+      const key = await this.#key();
+      const url = resolveUrl(request.url, this.#baseHref());
+      origin = url.origin;
+      const proof = await this.#proof(key, request.method, `${origin}${url.pathname}`, this.#nonces.get(origin), token);
       return request.clone({
         setHeaders: token === null ? { DPoP: proof } : { Authorization: `DPoP ${token}`, DPoP: proof },
       });
@@ -103,8 +108,13 @@ export class DPoPTransport implements TokenTransport {
     if (nonce && /^[\x21\x23-\x5b\x5d-\x7e]+$/.test(nonce)) this.#nonces.set(origin, nonce);
   }
 
-  async #proof(method: string, htu: string, nonce: string | undefined, token: string | null): Promise<string> {
-    const key = await this.#key();
+  async #proof(
+    key: DPoPKey,
+    method: string,
+    htu: string,
+    nonce: string | undefined,
+    token: string | null,
+  ): Promise<string> {
     const claims: Record<string, string | number> = {
       jti: crypto.randomUUID(),
       htm: method,
@@ -126,6 +136,18 @@ export class DPoPTransport implements TokenTransport {
   #hash(token: string): Promise<string> {
     if (this.#ath?.token !== token) this.#ath = { token, value: sha256(token).then(base64url) };
     return this.#ath.value;
+  }
+}
+
+/**
+ * `url` against the page's base; an absolute `url` also where the base is no URL (a server render
+ * without the request's URL).
+ */
+function resolveUrl(url: string, base: string | undefined): URL {
+  try {
+    return new URL(url, base);
+  } catch {
+    return new URL(url);
   }
 }
 
