@@ -2,7 +2,14 @@ import { type Page, type Request, expect, test } from '@playwright/test';
 import { type JWK, SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { createHash, randomUUID } from 'node:crypto';
 
-import { countRefreshes, expectEveryCallSucceeded, fireEverywhere, openTabs, waitForExpiry } from './lab-tabs';
+import {
+  countRefreshes,
+  expectEveryCallSucceeded,
+  fireEverywhere,
+  isRefresh,
+  openTabs,
+  waitForExpiry,
+} from './lab-tabs';
 import { signIn } from './sign-in';
 
 // withDPoP() in Chromium against the reference server with DPOP=required (the `real-dpop` build and its
@@ -202,3 +209,52 @@ async function proofOf(
     .setIssuedAt()
     .sign(pair.privateKey);
 }
+
+test('the key gone (the site data cleared): a new tab’s refresh is refused once, it signs in again, and every tab goes on with the new key', async ({
+  context,
+}) => {
+  const [first] = await openTabs(context, 1);
+  if (!first) throw new Error('no tab');
+  const firstSent = recordRequests(first);
+  await first.evaluate(
+    () =>
+      new Promise<void>((resolve, reject) => {
+        const deleting = indexedDB.deleteDatabase('ngx-token-refresh');
+        deleting.onsuccess = () => resolve();
+        deleting.onerror = () => reject(deleting.error);
+        deleting.onblocked = () => reject(new Error('the key database is held open'));
+      }),
+  );
+
+  // A new tab finds no key and makes one; the session is bound to the old one, so its refresh is
+  // refused, once, and it asks for a sign-in. The first tab keeps its session.
+  const second = await context.newPage();
+  const secondSent = recordRequests(second);
+  const refused: string[] = [];
+  second.on('response', (response) => {
+    if (isRefresh(response.request()))
+      void response.text().then((body) => refused.push(`${response.status()} ${body}`));
+  });
+  await second.goto('/lab');
+  await expect(second).toHaveURL(/\/login/);
+  // (A new tab knows no nonce yet: its first proof meets the challenge, answered once.)
+  await expect
+    .poll(() => refused.filter((answer) => !answer.includes('use_dpop_nonce')))
+    .toEqual([expect.stringMatching(/^401 .*InvalidRefreshToken/)]);
+  await expect(first.getByTestId('signed-in-as')).toHaveText('Signed in as ada');
+
+  // Signed in again there: the new session is bound to the new key, and the first tab, whose memory
+  // still holds the old key, gets the new token, is refused once, refreshes with the stored key and
+  // goes on. Nobody is signed out.
+  await second.getByTestId('username').fill('ada');
+  await second.getByTestId('password').fill('lovelace');
+  await second.getByTestId('login-submit').click();
+  await expect(second).toHaveURL(/\/lab/);
+  for (const tab of [first, second]) await tab.getByTestId('fire-calls').click();
+  await expectEveryCallSucceeded([first, second]);
+
+  const newKey = keyOf(secondSent.find((entry) => entry.url.pathname === '/auth/login')?.headers['dpop']);
+  const lastOfFirst = firstSent.filter((entry) => entry.url.pathname.startsWith('/api/')).at(-1);
+  expect(keyOf(lastOfFirst?.headers['dpop'])).toBe(newKey);
+  expect(keyOf(firstSent[0]?.headers['dpop'])).not.toBe(newKey);
+});

@@ -31,14 +31,14 @@ const SIGN = new HttpContextToken<{ readonly token: string | null } | null>(() =
  * - Cached: the key, its header and thumbprint, and the hash of the current token. Never a proof.
  */
 export class DPoPTransport implements TokenTransport {
-  readonly #key: () => Promise<DPoPKey>;
+  readonly #key: (reload: boolean) => Promise<DPoPKey>;
   readonly #baseHref: () => string | undefined;
   /** The last nonce each origin gave. */
   readonly #nonces = new Map<string, string>();
   /** `ath` of the last token signed for: one hash per token, not per request. */
   #ath: { readonly token: string; readonly value: Promise<string> } | null = null;
 
-  constructor(key: () => Promise<DPoPKey>, baseHref: () => string | undefined) {
+  constructor(key: (reload: boolean) => Promise<DPoPKey>, baseHref: () => string | undefined) {
     this.#key = key;
     this.#baseHref = baseHref;
   }
@@ -78,7 +78,9 @@ export class DPoPTransport implements TokenTransport {
     // Everything inside: a missing key or a URL that does not parse fails this request, and is never
     // thrown from the interceptor, where it would escape the refresh logic.
     return defer(async () => {
-      const key = await this.#key();
+      // A proof without a token (a sign-in, a refresh) binds the session: with the stored key, which
+      // another tab may have replaced since this one loaded it (after the storage was cleared).
+      const key = await this.#key(token === null);
       const url = resolveUrl(request.url, this.#baseHref());
       origin = url.origin;
       const proof = await this.#proof(key, request.method, `${origin}${url.pathname}`, this.#nonces.get(origin), token);
