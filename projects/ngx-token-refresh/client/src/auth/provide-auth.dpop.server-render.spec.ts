@@ -103,7 +103,7 @@ describe('provideAuth with withDPoP() under server rendering', () => {
     for (const html of pages) {
       expect(textOf(html, 'restored')).toBe('false');
       expect(textOf(html, 'users')).toBe('HttpErrorResponse 401');
-      expect(textOf(html, 'login')).toBe('NoKey: This page cannot sign its requests; open it over https.');
+      expect(textOf(html, 'login')).toBe('NoKey: This page cannot sign its requests here.');
     }
     // Only the API calls left, without a token or a proof; the refresh and the login were never sent.
     expect(seen).toEqual([

@@ -69,7 +69,7 @@ function toApiError(error: unknown): ApiError {
     }
     // withDPoP() without a key (a server render, a page that is not https): no request could be signed.
     if (error.code === 'NoKey') {
-      return new ApiError(0, 'NoKey', 'This page cannot sign its requests; open it over https.', [], { cause: error });
+      return new ApiError(0, 'NoKey', 'This page cannot sign its requests here.', [], { cause: error });
     }
     return new ApiError(401, 'SessionExpired', 'Your session has ended; please sign in again.', [], { cause: error });
   }

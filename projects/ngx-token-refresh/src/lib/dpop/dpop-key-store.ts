@@ -10,6 +10,8 @@ export interface DPoPKeyStore {
    * another tab stored first (so two tabs that made a key at the same moment end with one).
    */
   add(pair: CryptoKeyPair): Promise<CryptoKeyPair>;
+  /** Stores `pair` in place of whatever is stored. */
+  replace(pair: CryptoKeyPair): Promise<void>;
 }
 
 /** The IndexedDB object store of the key pairs, in the database `name`. */
@@ -52,6 +54,9 @@ export function indexedDbKeyStore(name: string): DPoPKeyStore | null {
         throw error;
       }
     },
+    replace: async (pair) => {
+      await withStore('readwrite', (store) => store.put(pair, KEY));
+    },
   };
 }
 
@@ -61,6 +66,7 @@ export function memoryKeyStore(): DPoPKeyStore {
   return {
     load: () => Promise.resolve(stored),
     add: (pair) => Promise.resolve((stored ??= pair)),
+    replace: (pair) => Promise.resolve(void (stored = pair)),
   };
 }
 

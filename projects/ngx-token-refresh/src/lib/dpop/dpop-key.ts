@@ -24,6 +24,11 @@ export async function loadDPoPKey(store: DPoPKeyStore, fallback: DPoPKeyStore): 
   } catch {
     pair = (await fallback.load()) ?? (await fallback.add(await generate()));
   }
+  return toDPoPKey(pair);
+}
+
+/** `pair`, ready to sign proofs with. */
+export async function toDPoPKey(pair: CryptoKeyPair): Promise<DPoPKey> {
   const { kty, crv, x, y } = await crypto.subtle.exportKey('jwk', pair.publicKey);
   const jwk = { crv, kty, x, y };
   return {

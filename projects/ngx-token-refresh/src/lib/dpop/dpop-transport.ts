@@ -9,10 +9,12 @@ import {
   type HttpRequest,
   HttpResponse,
 } from '@angular/common/http';
-import { type Observable, catchError, defer, switchMap, tap, throwError } from 'rxjs';
+import { type Observable, catchError, concatMap, defer, from, map, of, switchMap, tap, throwError } from 'rxjs';
 
 import type { TokenTransport } from '../refresh/token-transport';
+import { parseJwtClaims } from '../jwt/parse-jwt-claims';
 import { type DPoPKey, base64url, sha256 } from './dpop-key';
+import type { DPoPKeys } from './dpop-keys';
 import { DPOP_PROOF } from './dpop-proof';
 
 /** On a request the gate lets by: sign it, with this token (`null`: a proof alone). */
@@ -31,15 +33,17 @@ const SIGN = new HttpContextToken<{ readonly token: string | null } | null>(() =
  * - Cached: the key, its header and thumbprint, and the hash of the current token. Never a proof.
  */
 export class DPoPTransport implements TokenTransport {
-  readonly #key: (reload: boolean) => Promise<DPoPKey>;
+  readonly #keys: DPoPKeys;
   readonly #baseHref: () => string | undefined;
   /** The last nonce each origin gave. */
   readonly #nonces = new Map<string, string>();
   /** `ath` of the last token signed for: one hash per token, not per request. */
   #ath: { readonly token: string; readonly value: Promise<string> } | null = null;
+  /** The last token whose key was looked at: once per token, not per request. */
+  #checked: { readonly token: string; readonly key: Promise<DPoPKey> } | null = null;
 
-  constructor(key: (reload: boolean) => Promise<DPoPKey>, baseHref: () => string | undefined) {
-    this.#key = key;
+  constructor(keys: DPoPKeys, baseHref: () => string | undefined) {
+    this.#keys = keys;
     this.#baseHref = baseHref;
   }
 
@@ -78,9 +82,7 @@ export class DPoPTransport implements TokenTransport {
     // Everything inside: a missing key or a URL that does not parse fails this request, and is never
     // thrown from the interceptor, where it would escape the refresh logic.
     return defer(async () => {
-      // A proof without a token (a sign-in, a refresh) binds the session: with the stored key, which
-      // another tab may have replaced since this one loaded it (after the storage was cleared).
-      const key = await this.#key(token === null);
+      const key = await (token === null ? this.#keys.current() : this.#keyFor(token));
       const url = resolveUrl(request.url, this.#baseHref());
       origin = url.origin;
       const proof = await this.#proof(key, request.method, `${origin}${url.pathname}`, this.#nonces.get(origin), token);
@@ -89,6 +91,13 @@ export class DPoPTransport implements TokenTransport {
       });
     }).pipe(
       switchMap((signed) => next(signed)),
+      // A sign-in or refresh the server accepted: the session is bound to this key, so the store
+      // must hold it (for the other tabs and the next reload) before anyone gets the new token.
+      concatMap((event) =>
+        token === null && event instanceof HttpResponse && event.ok
+          ? from(this.#keys.keep()).pipe(map(() => event))
+          : of(event),
+      ),
       tap({
         next: (event) => {
           if (event instanceof HttpResponse || event instanceof HttpHeaderResponse)
@@ -133,6 +142,20 @@ export class DPoPTransport implements TokenTransport {
     );
     // WebCrypto's ECDSA signature is r || s, 64 bytes: what JWS ES256 wants.
     return `${input}.${base64url(signature)}`;
+  }
+
+  /**
+   * The key to sign for `token`: this tab's, unless the token is a JWT bound (`cnf.jkt`) to another
+   * key, the one another tab stored (it signed in after the stored key was replaced, as after the
+   * site's data was cleared); then that one, from now on.
+   */
+  #keyFor(token: string): Promise<DPoPKey> {
+    if (this.#checked?.token !== token) {
+      const cnf = parseJwtClaims(token)?.['cnf'];
+      const jkt = typeof cnf === 'object' && cnf !== null ? (cnf as { jkt?: unknown }).jkt : undefined;
+      this.#checked = { token, key: typeof jkt === 'string' ? this.#keys.follow(jkt) : this.#keys.current() };
+    }
+    return this.#checked.key;
   }
 
   #hash(token: string): Promise<string> {

@@ -28,5 +28,5 @@ export function injectDPoPKeyPair(): Promise<CryptoKeyPair> {
         "injectDPoPKeyPair() needs withDPoP() among the interceptor's features",
     );
   }
-  return keys().then((key) => key.pair);
+  return keys.current().then((key) => key.pair);
 }

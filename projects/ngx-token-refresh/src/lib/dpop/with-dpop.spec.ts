@@ -297,6 +297,16 @@ describe('withDPoP', () => {
     expect(claimsOf(first!).nonce).toBeUndefined();
   });
 
+  it('signs a request with DPOP_PROOF sent while there is no token, even without SKIP_TOKEN_REFRESH', async () => {
+    const { server, http } = setup();
+    await firstValueFrom(http.post(API, {}, { context: new HttpContext().set(DPOP_PROOF, true) }));
+    await firstValueFrom(http.get(API));
+    const [asked, plain] = server.requests;
+    expect(asked!.headers.has('Authorization')).toBe(false);
+    expect((await verify(asked!.headers.get('DPoP'))).claims).toMatchObject({ htm: 'POST', htu: API });
+    expect(plain!.headers.has('DPoP')).toBe(false);
+  });
+
   it('injectDPoPKeyPair gives the pair the proofs are signed with', async () => {
     const { server, state, get } = setup();
     const pair = await TestBed.runInInjectionContext(() => injectDPoPKeyPair());

@@ -25,8 +25,9 @@ export interface DPoPOptions {
  * - **The key**: ECDSA P-256, made with WebCrypto, the private key non-extractable, kept in IndexedDB
  *   (`name`) so that a reload and every tab of the origin use the same key. Where IndexedDB cannot keep
  *   it (some private modes), it lives in this tab's memory: a reload then makes a new key, and the next
- *   refresh is refused and ends the session once, cleanly. So does clearing the site's data; a sign-in
- *   and a refresh read the stored key again, so tabs that held the old one go on with the new one.
+ *   refresh is refused and ends the session once, cleanly. So does clearing the site's data for a new
+ *   page; a tab that holds the session's key keeps it, puts it back in the store at its next refresh,
+ *   and follows a new session bound to another tab's stored key (a JWT's `cnf.jkt`).
  * - **Every request that carries the token** goes with `Authorization: DPoP <token>` and a `DPoP`
  *   proof signed for it (`htm`, `htu` without query and fragment, `iat`, a fresh `jti`, `ath`, and the
  *   server's nonce once it gave one); the refresh request gets a proof without `ath`. `setAuthHeader`

@@ -247,7 +247,10 @@ export class RefreshGate {
   #send(attempt: Attempt, token: string | null, epoch: number): Observable<HttpEvent<unknown>> {
     const sent =
       token === null
-        ? attempt.next(attempt.request)
+        ? // A transport may still sign it (withDPoP's DPOP_PROOF on a sign-in of the app's own).
+          this.#transport
+          ? this.#transport.sendSkipped(attempt.request, attempt.next)
+          : attempt.next(attempt.request)
         : this.#transport
           ? this.#transport.send(attempt.request, token, attempt.next)
           : attempt.next(this.options.setAuthHeader(attempt.request, token));

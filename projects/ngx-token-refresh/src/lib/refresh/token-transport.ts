@@ -23,7 +23,10 @@ export interface TokenTransport {
    * the new session to the key this way).
    */
   mark(request: HttpRequest<unknown>, token: string | null): HttpRequest<unknown>;
-  /** Sends a request the gate lets by: a marked one as `send` or `sendRefresh` do, any other as it came. */
+  /**
+   * Sends a request that goes without a token (one the gate lets by, or one sent while there is no
+   * token): a marked one, or one that asks for a proof, as `send` or `sendRefresh` do; any other as it came.
+   */
   sendSkipped(request: HttpRequest<unknown>, next: HttpHandlerFn): Observable<HttpEvent<unknown>>;
 }
 
