@@ -22,6 +22,12 @@ export type { ProactiveRefreshOptions } from './lib/refresh/with-proactive-refre
 export { withServerSession } from './lib/refresh/with-server-session';
 export type { ServerSessionOptions } from './lib/refresh/with-server-session';
 
+// Idle timeout
+export { injectIdleTimeout } from './lib/idle/inject-idle-timeout';
+export type { IdleState, IdleTimeoutRef } from './lib/idle/idle-timeout-ref';
+export { withIdleTimeout } from './lib/idle/with-idle-timeout';
+export type { IdleTimeoutOptions } from './lib/idle/with-idle-timeout';
+
 // DPoP
 export { DPOP_PROOF } from './lib/dpop/dpop-proof';
 export { injectDPoPKeyPair } from './lib/dpop/inject-dpop-key-pair';
@@ -44,3 +50,4 @@ export { provideTokenRefreshFrom as ɵprovideTokenRefreshFrom } from './lib/refr
 export { readBaseHref as ɵreadBaseHref } from './lib/refresh/create-token-url-policy';
 export { REFRESH_ONLY_UNDER_LOCK as ɵREFRESH_ONLY_UNDER_LOCK } from './lib/refresh/refresh-coordinator';
 export { DPOP_KEYS as ɵDPOP_KEYS } from './lib/dpop/dpop-keys';
+export { IDLE_TIMEOUT_HANDLERS as ɵIDLE_TIMEOUT_HANDLERS } from './lib/idle/idle-timeout-handlers';

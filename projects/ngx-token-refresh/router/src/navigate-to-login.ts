@@ -8,7 +8,8 @@ import { type ApiError, ɵAUTH_CONFIG as AUTH_CONFIG } from 'ngx-token-refresh/c
  * the `ApiError` of the failed refresh, as `onSessionExpired` calls it, it also adds `?reason=expired`,
  * so the login page can say why it is shown ("your session has ended, please sign in again") rather
  * than look like a first visit; `?reason=signed-out` when the session ended because another tab signed
- * out (code `SignedOutElsewhere`, with `withCrossTabSync`). Called with no argument, it adds no reason. Does nothing in an app
+ * out (code `SignedOutElsewhere`, with `withCrossTabSync`); `?reason=idle` when it ended for idleness
+ * (code `IdleTimeout`, with `withIdleTimeout`). Called with no argument, it adds no reason. Does nothing in an app
  * without routes. A function of its own, in `ngx-token-refresh/router`, not `provideAuth`'s default, so
  * an app that does not route neither installs nor ships the router for it. Needs an injection context (`onSessionExpired` runs in one); a
  * navigation that fails is reported to the `ErrorHandler`.
@@ -44,7 +45,10 @@ export function navigateToLogin(error?: ApiError): void {
   const errorHandler = inject(ErrorHandler);
   const returnUrl = router.url;
   const queryParams: Record<string, string> = {};
-  if (error !== undefined) queryParams['reason'] = error.code === 'SignedOutElsewhere' ? 'signed-out' : 'expired';
+  if (error !== undefined) {
+    queryParams['reason'] =
+      error.code === 'SignedOutElsewhere' ? 'signed-out' : error.code === 'IdleTimeout' ? 'idle' : 'expired';
+  }
   if (returnUrl && returnUrl !== '/') queryParams['returnUrl'] = returnUrl;
   router.navigate([loginPath], { queryParams }).catch((failure: unknown) => errorHandler.handleError(failure));
 }

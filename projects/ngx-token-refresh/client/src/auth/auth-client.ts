@@ -6,7 +6,7 @@ import {
   ɵinjectTokenWriter as injectTokenWriter,
   ɵisUsableToken as isUsableToken,
 } from 'ngx-token-refresh';
-import { AsyncSubject, type Observable, catchError, defer, finalize, map, of, throwError } from 'rxjs';
+import { type Observable, catchError, defer, finalize, map, of, throwError } from 'rxjs';
 
 import { ApiError } from '../errors/api-error';
 import { parseApiError } from '../errors/parse-api-error';
@@ -39,7 +39,7 @@ export class AuthClient {
   private readonly config = inject(AUTH_CONFIG);
   private readonly session = inject(AuthSession);
   private readonly tokenRefresh = injectTokenRefresh();
-  /** Writes the token the interceptor's way, for the logout call sent after the session is cleared. */
+  /** Marks the login for the interceptor (withDPoP() signs it). */
   private readonly writeToken = injectTokenWriter();
 
   /** The current access token (in memory by default), or `null` when signed out. */
@@ -123,19 +123,7 @@ export class AuthClient {
     const accessToken = this.accessToken();
     const refreshToken = this.session.refreshToken();
     this.session.clear();
-    if (!this.config.logoutEndpoint) return of(undefined);
-    const done = new AsyncSubject<void>();
-    // The token goes the interceptor's way: its setAuthHeader (or withDPoP()'s proof), and only where
-    // its URL policy allows.
-    postAuthRequest(this.http, `${this.config.baseUrl}/logout`, refreshToken ? { refreshToken } : null, (request) =>
-      this.writeToken(request, accessToken),
-    )
-      .pipe(
-        map(() => undefined),
-        catchError(() => of(undefined)),
-      )
-      .subscribe(done);
-    return done.asObservable();
+    return this.session.signOutOnServer(accessToken, refreshToken);
   }
 
   /** Forgets the session locally, without telling the server. */

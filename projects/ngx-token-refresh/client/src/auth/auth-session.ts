@@ -1,15 +1,18 @@
-import { HttpErrorResponse } from '@angular/common/http';
+import { HttpClient, HttpErrorResponse } from '@angular/common/http';
 import { Injectable, inject } from '@angular/core';
 import {
   TokenRefreshError,
   injectTokenRefresh,
   ɵinjectCallbackRunner as injectCallbackRunner,
+  ɵinjectTokenWriter as injectTokenWriter,
   ɵisUsableToken as isUsableToken,
 } from 'ngx-token-refresh';
+import { AsyncSubject, type Observable, catchError, map, of } from 'rxjs';
 
 import { ApiError } from '../errors/api-error';
 import { parseApiError } from '../errors/parse-api-error';
 import { AUTH_CONFIG } from './auth-config';
+import { postAuthRequest } from './post-auth-request';
 
 /** sessionStorage key of the access token when `tokenStorage: 'session'`. */
 const ACCESS_TOKEN_KEY = 'ngx-token-refresh.accessToken';
@@ -38,12 +41,19 @@ export class AuthSession {
   /** Above 0 while `AuthClient.restoreSession` runs: its failure is no session that expired. */
   restoring = 0;
 
+  private readonly http = inject(HttpClient);
+  /** Writes the token the interceptor's way, for the logout call sent after the session is cleared. */
+  private readonly writeToken = injectTokenWriter();
+  /** The body flow's refresh token of a session ended for idleness, until the server is told. */
+  private idleRefreshToken: string | null = null;
+
   constructor() {
     // News from other tabs (withCrossTabSync): a token another tab refreshed is this session's now;
     // a sign-out there ends this session too, reported like a refused refresh.
     this.state.events.subscribe((event) => {
       if (event.type === 'tokenReceived') this.renewed(null);
       else if (event.type === 'signedOutElsewhere') this.signedOutElsewhere();
+      else if (event.type === 'idleTimeout') this.timedOut();
     });
   }
 
@@ -123,11 +133,51 @@ export class AuthSession {
    * `onSessionExpired` unless it was `restoreSession`'s attempt.
    */
   refreshFailed(error: unknown): void {
+    // Ended for idleness already (and reported then): no refresh is sent until the next sign-in.
+    if (error instanceof TokenRefreshError && error.code === 'IdleTimeout') return;
     if (isPassingFailure(error) && this.keep()) return;
     // A tab that had no session (a failed restore at start-up) has nothing to end in the others: a
     // sign-in in another tab at that moment must survive it.
     this.clear(this.isActive());
     if (this.restoring === 0) this.config.onSessionExpired?.(parseApiError(error));
+  }
+
+  /**
+   * `withIdleTimeout`: nobody was active for the idle time, and the interceptor ended this tab's
+   * session (every tab does the same). Forget the tokens here, and report it; one tab tells the server
+   * (`signOutOnServer`), with the refresh token kept for it until then.
+   */
+  private timedOut(): void {
+    this.idleRefreshToken = this.refreshToken();
+    this.clear(false);
+    const onSessionExpired = this.config.onSessionExpired;
+    if (!onSessionExpired) return;
+    this.notify(() =>
+      onSessionExpired(new ApiError(401, 'IdleTimeout', 'You were signed out after a while without activity.')),
+    );
+  }
+
+  /**
+   * Tells the server that the session is over (`POST {baseUrl}/logout`, with the access token and, in
+   * the body flow, the refresh token) so that it can revoke the refresh token; nothing when
+   * `logoutEndpoint` is off. Sent at once; completes when the server has answered or could not be
+   * reached, and never fails.
+   */
+  signOutOnServer(accessToken: string | null, refreshToken = this.idleRefreshToken): Observable<void> {
+    this.idleRefreshToken = null;
+    if (!this.config.logoutEndpoint) return of(undefined);
+    const done = new AsyncSubject<void>();
+    // The token goes the interceptor's way: its setAuthHeader (or withDPoP()'s proof), and only where
+    // its URL policy allows.
+    postAuthRequest(this.http, `${this.config.baseUrl}/logout`, refreshToken ? { refreshToken } : null, (request) =>
+      this.writeToken(request, accessToken),
+    )
+      .pipe(
+        map(() => undefined),
+        catchError(() => of(undefined)),
+      )
+      .subscribe(done);
+    return done.asObservable();
   }
 
   private signedOutElsewhere(): void {

@@ -8,6 +8,7 @@ import {
 
 import {
   type TokenRefreshFeature,
+  ɵIDLE_TIMEOUT_HANDLERS as IDLE_TIMEOUT_HANDLERS,
   ɵRuntimeError as RuntimeError,
   ɵprovideTokenRefreshFrom as provideTokenRefreshFrom,
   ɵwarnRuntime as warnRuntime,
@@ -106,6 +107,11 @@ export function provideAuth(config: AuthConfig = {}, ...features: TokenRefreshFe
       },
       features,
     ),
+    // withIdleTimeout(): the tab whose deadline passed first tells the server, unless the app said otherwise.
+    {
+      provide: IDLE_TIMEOUT_HANDLERS,
+      useValue: { signOut: (token: string) => void inject(AuthSession).signOutOnServer(token) },
+    },
     // Restore a stored token before the first request goes out.
     provideEnvironmentInitializer(() => inject(AuthSession).restoreStored()),
   ]);

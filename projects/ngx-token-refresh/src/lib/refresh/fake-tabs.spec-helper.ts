@@ -48,6 +48,8 @@ export class FakeBrowser {
   messageDelayMs = 0;
   /** Messages posted, for assertions (their `type`s). */
   readonly posted: unknown[] = [];
+  /** Tabs that get no messages now (frozen in the background): what is posted meanwhile is lost to them. */
+  readonly muted = new Set<number>();
   readonly #held = new Map<string, LockRequest>();
   #pending: LockRequest[] = [];
   readonly #channels = new Set<FakeChannel>();
@@ -90,7 +92,7 @@ export class FakeBrowser {
     this.posted.push(data);
     const copy = JSON.stringify(data);
     for (const other of this.#channels) {
-      if (other === channel || other.name !== channel.name) continue;
+      if (other === channel || other.name !== channel.name || this.muted.has(other.client)) continue;
       setTimeout(() => this.#channels.has(other) && other.deliver(JSON.parse(copy)), this.messageDelayMs);
     }
   }

@@ -3,6 +3,7 @@ import { type EnvironmentProviders, InjectionToken, inject, makeEnvironmentProvi
 import { RuntimeError } from '../internal/runtime-error';
 import { REFRESH_COORDINATOR } from './refresh-coordinator';
 import { RefreshGate } from './refresh-gate';
+import { IDLE_WATCH } from './idle-watch';
 import { REFRESH_SCHEDULER } from './refresh-scheduler';
 import { RENDER_SESSION } from './render-session';
 import { resolveTokenRefreshOptions } from './resolve-token-refresh-options';
@@ -88,6 +89,7 @@ export function provideTokenRefreshFrom(
           scheduler: inject(REFRESH_SCHEDULER, { self: true, optional: true }),
           session: inject(RENDER_SESSION, { self: true, optional: true }),
           transport: inject(TOKEN_TRANSPORT, { self: true, optional: true }),
+          idle: inject(IDLE_WATCH, { self: true, optional: true }),
         });
       },
     },

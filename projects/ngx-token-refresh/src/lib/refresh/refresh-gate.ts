@@ -34,6 +34,7 @@ import { TokenRefreshError } from './token-refresh-error';
 import { warnTokenNotAttached } from './warn-token-not-attached';
 import { warnUnmanagedOrigin } from './warn-unmanaged-origin';
 import type { TokenRefreshEvent } from './token-refresh-event';
+import type { IdleWatch, IdleWatchFactory } from './idle-watch';
 import type { TokenTransport, TokenTransportFactory } from './token-transport';
 import { TOKEN_REFRESH_RETRY_COUNT } from './token-refresh-retry-count';
 import type { TokenRefreshRef } from './token-refresh-ref';
@@ -92,6 +93,8 @@ export interface GateFeatures {
   readonly session?: RenderSessionFactory | null;
   /** Carries the token its own way, with a proof per request (`withDPoP`). */
   readonly transport?: TokenTransportFactory | null;
+  /** Ends the session when nobody has been active for too long (`withIdleTimeout`). */
+  readonly idle?: IdleWatchFactory | null;
 }
 
 /**
@@ -131,6 +134,8 @@ export class RefreshGate {
   readonly #session: RenderSession | null;
   /** Carries the token with a proof per request (`withDPoP`), or `null`: `setAuthHeader` does. */
   readonly #transport: TokenTransport | null;
+  /** Ends the session after the idle time (`withIdleTimeout`), or `null`. */
+  readonly #idle: IdleWatch | null;
   /** `disable()`: the interceptor lets every request and response by untouched. */
   #disabled = false;
 
@@ -165,8 +170,18 @@ export class RefreshGate {
         token: () => this.#current,
         expiresAt: () => this.#expiresAt,
         disabled: () => this.#disabled,
-        refresh: (ahead) => void (this.#inFlight || this.#disabled || this.#start(null, ahead)),
+        refresh: (ahead) =>
+          void (this.#inFlight || this.#disabled || this.#idle?.resting() || this.#start(null, ahead)),
         emit: (event) => this.#emit(event),
+      }) ?? null;
+    this.#idle =
+      features.idle?.({
+        token: () => this.#current,
+        timeOut: () => {
+          // Not news for the other tabs: each ends its own session at the same deadline.
+          this.setToken(null, false);
+          this.#emit({ type: 'idleTimeout' });
+        },
       }) ?? null;
     // Last: in the browser it may put the render's token in place at once.
     this.#session =
@@ -186,6 +201,8 @@ export class RefreshGate {
       if (this.#session) return this.#session.sendRefresh(request, next, this.#allows(request.url));
       return this.#transport ? this.#transport.sendRefresh(request, next) : next(request);
     }
+    // A tab that slept through its idle deadline ends the session before anything goes out.
+    this.#idle?.check();
     if (this.#disabled || (context.has(SKIP_TOKEN_REFRESH) && context.get(SKIP_TOKEN_REFRESH))) {
       // A transport still sends what `withToken` marked for it (a sign-in's proof).
       return this.#transport ? this.#transport.sendSkipped(request, next) : next(request);
@@ -276,6 +293,8 @@ export class RefreshGate {
   }
 
   #recover(attempt: Attempt, sentEpoch: number, error: HttpErrorResponse): Observable<HttpEvent<unknown>> {
+    // Ended for idleness: the 401 is the answer until the next sign-in.
+    if (this.#idle?.timedOut()) return throwError(() => error);
     if (!this.#inFlight && this.#epoch !== sentEpoch) {
       // The token changed after this request left, so its 401 is about an older token: repeat it
       // with the current one, or, if the last refresh failed (no token), let the caller have it.
@@ -347,7 +366,16 @@ export class RefreshGate {
     this.#emit(
       ahead ? { type: 'refreshStarted', request: trigger, ahead } : { type: 'refreshStarted', request: trigger },
     );
-    const run = this.#refreshCall.run();
+    // Ended for idleness: only a new sign-in brings a session back, never a refresh.
+    const run = this.#idle?.timedOut()
+      ? of<RefreshResult>({
+          ok: false,
+          error: new TokenRefreshError(
+            'IdleTimeout',
+            typeof ngDevMode !== 'undefined' && ngDevMode && 'the session ended for idleness; sign in again',
+          ),
+        })
+      : this.#refreshCall.run();
     inFlight.call.add(
       (this.#coordinator?.coordinate(run) ?? run).subscribe((result) => this.#end({ inFlight, result })),
     );
@@ -435,6 +463,7 @@ export class RefreshGate {
     this.#expiresAt = token === null ? null : expiresAt;
     this.#token.set(token);
     this.#epoch++;
+    this.#idle?.tokenChanged(token);
     this.#scheduler?.plan(fresh);
   }
 

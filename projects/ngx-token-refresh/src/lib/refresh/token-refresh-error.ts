@@ -15,9 +15,11 @@ import { formatRuntimeError } from '../internal/runtime-error';
  *   asked to refresh; there is no session to refresh with, and nothing was sent.
  * - `NoKey`: with `withDPoP()`, a request or a refresh needed a proof and there is no key to sign it:
  *   on the server, or in a browser without WebCrypto (an insecure context). Nothing was sent.
+ * - `IdleTimeout`: with `withIdleTimeout()`, the session ended for idleness; no refresh is sent before
+ *   a new sign-in, so a 401 then cannot bring the session back.
  */
 export type TokenRefreshErrorCode =
-  'InvalidToken' | 'NoResponse' | 'Timeout' | 'Destroyed' | 'Cancelled' | 'NoSession' | 'NoKey';
+  'InvalidToken' | 'NoResponse' | 'Timeout' | 'Destroyed' | 'Cancelled' | 'NoSession' | 'NoKey' | 'IdleTimeout';
 
 /**
  * The error a refresh fails with when the refresh request itself did not fail but gave no usable

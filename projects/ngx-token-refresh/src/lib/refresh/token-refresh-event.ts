@@ -21,6 +21,8 @@ import type { HttpRequest } from '@angular/common/http';
  *   that token, without a call; otherwise the tab was idle, and its next requests carry the new token.
  * - `signedOutElsewhere` (with `withCrossTabSync`): another tab signed out, and this tab's token is
  *   cleared.
+ * - `idleTimeout` (with `withIdleTimeout`): nobody was active in any tab for the idle time, and this
+ *   tab's session ended: its token is cleared, and no refresh brings it back before a new sign-in.
  *
  * @usageNotes
  * ```ts
@@ -36,4 +38,5 @@ export type TokenRefreshEvent =
   | { readonly type: 'requestHeld'; readonly request: HttpRequest<unknown> }
   | { readonly type: 'requestRetried'; readonly request: HttpRequest<unknown>; readonly attempt: number }
   | { readonly type: 'tokenReceived'; readonly waiting: boolean }
-  | { readonly type: 'signedOutElsewhere' };
+  | { readonly type: 'signedOutElsewhere' }
+  | { readonly type: 'idleTimeout' };

@@ -3,7 +3,8 @@ import type { Provider } from '@angular/core';
 /**
  * The kinds of {@link TokenRefreshFeature}. Each kind may be given once to one provider call.
  */
-export type TokenRefreshFeatureKind = 'CrossTabSync' | 'NoCrossTabSync' | 'ProactiveRefresh' | 'ServerSession' | 'DPoP';
+export type TokenRefreshFeatureKind =
+  'CrossTabSync' | 'NoCrossTabSync' | 'ProactiveRefresh' | 'ServerSession' | 'DPoP' | 'IdleTimeout';
 
 /**
  * A feature of the token-refresh interceptor, made by a `withX()` function and passed to

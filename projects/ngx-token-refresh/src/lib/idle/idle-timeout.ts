@@ -1,0 +1,303 @@
+import { isPlatformBrowser } from '@angular/common';
+import { DOCUMENT, DestroyRef, NgZone, PLATFORM_ID, inject } from '@angular/core';
+
+import { injectCallbackRunner } from '../internal/inject-callback-runner';
+import type { IdleWatch, WatchedGate } from '../refresh/idle-watch';
+import type { IdleState, IdleTimeoutState } from './idle-timeout-ref';
+
+/** The settings of {@link IdleTimeout}, as `withIdleTimeout` resolved them. */
+export interface IdleTimeoutSettings {
+  readonly idle: number;
+  readonly warnBefore: number;
+  readonly name: string;
+  readonly signOut?: (token: string) => void;
+  readonly onTimeout?: () => void;
+}
+
+/** What tabs tell each other on the channel (the one of `withCrossTabSync`, which ignores these). */
+type IdleMessage =
+  { readonly type: 'idleActivity'; readonly at: number } | { readonly type: 'idleTimeout'; readonly at: number };
+
+/** What counts as activity, on the document; each also checks the deadline first. */
+const DOCUMENT_EVENTS = ['pointerdown', 'pointermove', 'keydown', 'wheel', 'touchstart', 'visibilitychange'] as const;
+/** And on the window: coming back to the tab, or to the page (the back-forward cache). */
+const WINDOW_EVENTS = ['focus', 'pageshow'] as const;
+/**
+ * The longest one timer waits. Timers stand still while a device sleeps: short steps against the
+ * wall clock notice a passed deadline within this much of waking.
+ */
+const MAX_WAIT_MS = 10_000;
+/** How often the time left is updated during the warning. */
+const TICK_MS = 1000;
+/** How long the tab that tells the server holds the lock that keeps the others from telling it too. */
+const SIGN_OUT_HOLD_MS = 5000;
+
+/**
+ * Ends the session when nobody has been active in any tab of the origin for `idle` ms:
+ *
+ * - Activity (pointer, keys, wheel, touch, focus, the tab shown again) is noticed in the capture
+ *   phase, passively, and shared at most once per `throttle` (a twentieth of `idle`, at most 5 s; the
+ *   last one of a burst is shared at its end): posted on the `BroadcastChannel` `<name>` and written to
+ *   `localStorage` (`<name>:idle`), which a tab reads before it ends a session, so a tab that missed
+ *   messages (frozen in the background) never ends a session somebody is using elsewhere.
+ * - `warning` from `warnBefore` ms before the deadline, with the time left every second; any activity
+ *   (or `stayActive()`) ends it in every tab.
+ * - At the deadline every tab ends its session by itself (a hidden or sleeping tab as soon as it wakes,
+ *   and before any request of its goes out: the gate asks `check()` first), and the first tells the
+ *   others. One tab only (a Web Lock) calls `signOut` to tell the server; every tab calls `onTimeout`.
+ * - Until the next sign-in, no refresh is sent (a 401 cannot bring the session back), and no refresh
+ *   ahead of expiry runs while nobody has been active since the current token came.
+ * - Never on the server. Timers and listeners run outside the Angular zone, and go with the application.
+ */
+export class IdleTimeout implements IdleWatch {
+  readonly #settings: IdleTimeoutSettings;
+  readonly #gate: WatchedGate;
+  readonly #state: IdleTimeoutState;
+  readonly #zone = inject(NgZone);
+  readonly #notify = injectCallbackRunner();
+  readonly #throttle: number;
+  readonly #storageKey: string;
+  readonly #channel: BroadcastChannel | null;
+  /** The newest activity known in any tab, and this tab's own newest, shared or not (ms). */
+  #lastActivity = 0;
+  #local = 0;
+  /** When this tab last shared its activity. */
+  #shared = -Infinity;
+  /** When the current token came: activity after it lets a refresh ahead of expiry run. */
+  #tokenAt = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #trailing: ReturnType<typeof setTimeout> | undefined;
+  /** Lets go of the lock held after telling the server, if held. */
+  #release: (() => void) | null = null;
+
+  /** The watch of one gate, or `null` on the server (a render is nobody's activity). Needs an injection context. */
+  static create(settings: IdleTimeoutSettings, gate: WatchedGate, state: IdleTimeoutState): IdleTimeout | null {
+    return isPlatformBrowser(inject(PLATFORM_ID)) ? new IdleTimeout(settings, gate, state) : null;
+  }
+
+  private constructor(settings: IdleTimeoutSettings, gate: WatchedGate, state: IdleTimeoutState) {
+    this.#settings = settings;
+    this.#gate = gate;
+    this.#state = state;
+    this.#throttle = Math.min(settings.idle / 20, 5000);
+    this.#storageKey = `${settings.name}:idle`;
+    this.#channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(settings.name) : null;
+    state.stay = () => this.#activity(true);
+    const document = inject(DOCUMENT);
+    const window = document.defaultView;
+    const onActivity = () => this.#activity(false);
+    const onVisibility = () => document.visibilityState === 'visible' && this.#activity(false);
+    const listen = { capture: true, passive: true };
+    this.#zone.runOutsideAngular(() => {
+      if (this.#channel) this.#channel.onmessage = (event: MessageEvent<unknown>) => this.#receive(event.data);
+      for (const type of DOCUMENT_EVENTS) {
+        document.addEventListener(type, type === 'visibilitychange' ? onVisibility : onActivity, listen);
+      }
+      for (const type of WINDOW_EVENTS) window?.addEventListener(type, onActivity, listen);
+    });
+    inject(DestroyRef).onDestroy(() => {
+      clearTimeout(this.#timer);
+      clearTimeout(this.#trailing);
+      this.#channel?.close();
+      this.#release?.();
+      for (const type of DOCUMENT_EVENTS) {
+        document.removeEventListener(type, type === 'visibilitychange' ? onVisibility : onActivity, listen);
+      }
+      for (const type of WINDOW_EVENTS) window?.removeEventListener(type, onActivity, listen);
+    });
+  }
+
+  tokenChanged(token: string | null): void {
+    if (token === null) {
+      // Signed out (or ended here): nothing to watch. An ended session says so until the next sign-in.
+      if (this.#state.state() !== 'timedOut') this.#stop('off');
+      return;
+    }
+    this.#tokenAt = Date.now();
+    if (this.#live()) return;
+    // A new session (a sign-in, here or in another tab; a session put back at start-up): that is
+    // somebody at the keyboard.
+    this.#release?.();
+    const now = Date.now();
+    this.#lastActivity = this.#local = now;
+    this.#set('active', null);
+    this.#share(now);
+    this.#plan();
+  }
+
+  check(): void {
+    if (this.#live() && Date.now() >= this.#deadline()) this.#end(true);
+  }
+
+  resting(): boolean {
+    return (
+      !this.#live() || this.#state.state() === 'warning' || Math.max(this.#lastActivity, this.#local) < this.#tokenAt
+    );
+  }
+
+  timedOut(): boolean {
+    return this.#state.state() === 'timedOut';
+  }
+
+  /** Activity in this tab; `now`: share it at once (a new session, "stay signed in"). */
+  #activity(now: boolean): void {
+    if (!this.#live()) return;
+    const at = Date.now();
+    // Back after the deadline (a wake, the tab shown again): that ends the session, it does not extend it.
+    if (at >= this.#deadline()) {
+      this.#end(true);
+      return;
+    }
+    this.#local = at;
+    if (now || at - this.#shared >= this.#throttle) {
+      this.#share(at);
+    } else if (this.#trailing === undefined) {
+      // The last activity of a burst is shared at its end, so the others never lag by more than the throttle.
+      this.#trailing = this.#zone.runOutsideAngular(() =>
+        setTimeout(
+          () => {
+            this.#trailing = undefined;
+            if (this.#live() && this.#local > this.#shared) this.#share(this.#local);
+          },
+          this.#shared + this.#throttle - at,
+        ),
+      );
+    }
+  }
+
+  #share(at: number): void {
+    this.#shared = at;
+    try {
+      localStorage.setItem(this.#storageKey, String(at));
+    } catch {
+      // No storage (a private mode, a full quota): the channel alone carries it.
+    }
+    this.#post({ type: 'idleActivity', at });
+    this.#learn(at);
+  }
+
+  #learn(at: number): void {
+    if (at <= this.#lastActivity) return;
+    this.#lastActivity = at;
+    this.#plan();
+  }
+
+  #receive(data: unknown): void {
+    const message = data as Partial<IdleMessage> | null;
+    const at = message?.at;
+    if (!this.#live() || typeof at !== 'number' || !Number.isFinite(at)) return;
+    if (message?.type === 'idleActivity') this.#learn(at);
+    // Another tab's deadline passed. Its knowledge may lag this tab's own activity by the throttle at
+    // most; anything newer means it missed some, and this tab goes on by its own deadline.
+    else if (message?.type === 'idleTimeout' && Math.max(this.#lastActivity, this.#local) <= at + this.#throttle) {
+      this.#end(false);
+    }
+  }
+
+  /** Sets the timer towards the warning or the deadline, and the state for now. */
+  #plan(): void {
+    clearTimeout(this.#timer);
+    if (!this.#live()) return;
+    const now = Date.now();
+    const deadline = this.#deadline();
+    if (now >= deadline) {
+      this.#end(true);
+      return;
+    }
+    const warnAt = deadline - this.#settings.warnBefore;
+    const warning = now >= warnAt;
+    this.#set(warning ? 'warning' : 'active', warning ? deadline - now : null);
+    const wait = warning ? Math.min(TICK_MS, deadline - now) : Math.min(warnAt - now, MAX_WAIT_MS);
+    this.#timer = this.#zone.runOutsideAngular(() => setTimeout(() => this.#plan(), wait));
+  }
+
+  /**
+   * Ends the session in this tab. `own`: its own deadline passed (not another tab's message): it
+   * checks the activity stored by the other tabs first, and if still due tells them, and the server.
+   */
+  #end(own: boolean): void {
+    if (own) {
+      const stored = this.#readStored();
+      if (stored > this.#lastActivity) {
+        this.#lastActivity = stored;
+        this.#plan();
+        return;
+      }
+    }
+    const token = this.#gate.token();
+    const at = this.#lastActivity;
+    this.#stop('timedOut');
+    this.#zone.run(() => {
+      this.#gate.timeOut();
+      if (own) {
+        this.#post({ type: 'idleTimeout', at });
+        if (token !== null) this.#signOutOnce(token);
+      }
+      this.#notify(this.#settings.onTimeout);
+    });
+  }
+
+  /** Calls `signOut` in one tab only: the first whose deadline passed takes a Web Lock, the others find it taken. */
+  #signOutOnce(token: string): void {
+    const signOut = this.#settings.signOut;
+    if (!signOut) return;
+    const run = () => this.#notify(() => signOut(token));
+    const locks = typeof navigator === 'undefined' ? undefined : navigator.locks;
+    if (typeof locks?.request !== 'function') {
+      run();
+      return;
+    }
+    locks
+      .request(`${this.#settings.name}:idle-sign-out`, { ifAvailable: true }, (lock) => {
+        if (!lock) return undefined;
+        this.#zone.run(run);
+        return new Promise<void>((release) => {
+          this.#release = release;
+          this.#zone.runOutsideAngular(() => setTimeout(release, SIGN_OUT_HOLD_MS));
+        });
+      })
+      .catch(() => undefined);
+  }
+
+  #stop(state: IdleState): void {
+    clearTimeout(this.#timer);
+    clearTimeout(this.#trailing);
+    this.#trailing = undefined;
+    this.#set(state, null);
+  }
+
+  #set(state: IdleState, remaining: number | null): void {
+    if (this.#state.state() !== state || this.#state.remaining() !== remaining) {
+      this.#zone.run(() => {
+        this.#state.state.set(state);
+        this.#state.remaining.set(remaining);
+      });
+    }
+  }
+
+  #live(): boolean {
+    const state = this.#state.state();
+    return state === 'active' || state === 'warning';
+  }
+
+  #deadline(): number {
+    return Math.max(this.#lastActivity, this.#local) + this.#settings.idle;
+  }
+
+  #readStored(): number {
+    try {
+      const stored = Number(localStorage.getItem(this.#storageKey));
+      return Number.isFinite(stored) ? stored : 0;
+    } catch {
+      return 0;
+    }
+  }
+
+  #post(message: IdleMessage): void {
+    try {
+      this.#channel?.postMessage(message);
+    } catch {
+      // A closed channel (the application is being destroyed): nobody to tell.
+    }
+  }
+}

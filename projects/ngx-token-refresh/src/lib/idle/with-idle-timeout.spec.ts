@@ -1,0 +1,269 @@
+import { DOCUMENT } from '@angular/core';
+import {
+  type IdleTimeoutOptions,
+  type TokenRefreshFeature,
+  injectIdleTimeout,
+  provideTokenRefresh,
+  withCrossTabSync,
+  withIdleTimeout,
+  withProactiveRefresh,
+} from 'ngx-token-refresh';
+import { createTestJwt } from 'ngx-token-refresh/testing';
+
+import { FAKE_REFRESH, FakeBrowser, FakeServer, type FakeTab, openTab } from '../refresh/fake-tabs.spec-helper';
+
+// withIdleTimeout on a fake clock: several applications (tabs) of one browser profile share its Web
+// Locks, BroadcastChannel and localStorage (FakeBrowser), each with a document of its own, where the
+// test makes activity. Chromium runs the real thing against the reference server (e2e/).
+
+const IDLE = 60_000;
+const WARN = 20_000;
+const START = Date.UTC(2026, 0, 1, 9, 0, 0);
+
+/** A document of one tab, whose relative URLs resolve against the page's origin as a tab's do. */
+function tabDocument(): Document {
+  const tabDoc = document.implementation.createHTMLDocument('tab');
+  const base = tabDoc.createElement('base');
+  base.href = 'http://localhost/';
+  tabDoc.head.append(base);
+  return tabDoc;
+}
+
+interface IdleTab extends FakeTab {
+  readonly document: Document;
+  readonly idle: ReturnType<typeof injectIdleTimeout>;
+  /** Somebody clicks in this tab. */
+  click(): void;
+}
+
+describe('withIdleTimeout', () => {
+  let browser: FakeBrowser;
+  let server: FakeServer;
+  let tabs: IdleTab[];
+  let signOuts: { tab: number; token: string }[];
+  let timeouts: number[];
+
+  beforeEach(() => {
+    jest.useFakeTimers({ now: START });
+    localStorage.clear();
+    browser = new FakeBrowser();
+    browser.install();
+    server = new FakeServer();
+    server.refreshMs = 10;
+    server.apiMs = 1;
+    tabs = [];
+    signOuts = [];
+    timeouts = [];
+  });
+
+  afterEach(() => {
+    for (const tab of tabs) tab.app.destroy();
+    browser.uninstall();
+    jest.useRealTimers();
+    localStorage.clear();
+  });
+
+  async function open(options: Partial<IdleTimeoutOptions> = {}, ...features: TokenRefreshFeature[]) {
+    const client = tabs.length + 1;
+    const tabDoc = tabDocument();
+    const tab = await openTab(browser, client, server, [
+      { provide: DOCUMENT, useValue: tabDoc },
+      provideTokenRefresh(
+        FAKE_REFRESH,
+        withCrossTabSync(),
+        withIdleTimeout({
+          idle: IDLE,
+          warnBefore: WARN,
+          signOut: (token) => signOuts.push({ tab: client, token }),
+          onTimeout: () => timeouts.push(client),
+          ...options,
+        }),
+        ...features,
+      ),
+    ]);
+    const idle = tab.app.injector.runInContext(() => injectIdleTimeout());
+    const idleTab: IdleTab = {
+      ...tab,
+      document: tabDoc,
+      idle,
+      click: () => tabDoc.dispatchEvent(new Event('pointerdown')),
+    };
+    tabs.push(idleTab);
+    return idleTab;
+  }
+
+  /** Moves the clock on by `ms`, running the timers (and the messages they deliver) as they come due. */
+  const advance = (ms: number) => jest.advanceTimersByTimeAsync(ms);
+
+  it('warns before the end, stays on stayActive(), and at the deadline ends the session: token cleared, signOut once, onTimeout', async () => {
+    const tab = await open();
+    expect(tab.idle.state()).toBe('off');
+    tab.state.setToken('token-0');
+    expect(tab.idle.state()).toBe('active');
+
+    await advance(IDLE - WARN);
+    expect(tab.idle.state()).toBe('warning');
+    expect(tab.idle.remaining()).toBe(WARN);
+    await advance(5_000);
+    expect(tab.idle.remaining()).toBe(WARN - 5_000);
+
+    tab.idle.stayActive();
+    expect(tab.idle.state()).toBe('active');
+    expect(tab.idle.remaining()).toBeNull();
+
+    await advance(IDLE - 1);
+    expect(tab.state.token()).toBe('token-0');
+    await advance(1);
+    expect(tab.idle.state()).toBe('timedOut');
+    expect(tab.state.token()).toBeNull();
+    expect(tab.events).toContain('idleTimeout');
+    expect(signOuts).toEqual([{ tab: 1, token: 'token-0' }]);
+    expect(timeouts).toEqual([1]);
+  });
+
+  it('counts activity in any tab for every tab: with clicks in one tab only, neither signs out', async () => {
+    const [first, second] = [await open(), await open()];
+    first.state.setToken('token-0');
+    await advance(0);
+    expect(second.state.token()).toBe('token-0');
+    expect(second.idle.state()).toBe('active');
+
+    for (let minute = 0; minute < 5; minute++) {
+      for (let step = 0; step < 6; step++) {
+        await advance(10_000);
+        first.click();
+      }
+    }
+    for (const tab of [first, second]) {
+      expect(tab.idle.state()).toBe('active');
+      expect(tab.state.token()).toBe('token-0');
+    }
+    expect(signOuts).toEqual([]);
+  });
+
+  it('shares activity at most once per throttle interval, and the last of a burst at its end', async () => {
+    const [first] = [await open(), await open()];
+    first.state.setToken('token-0');
+    await advance(5_000);
+    const before = browser.posted.length;
+    for (let i = 0; i < 50; i++) {
+      first.click();
+      await advance(10);
+    }
+    await advance(IDLE / 20);
+    // 50 clicks over 500 ms with a 3-second throttle: the first one, and the last one at the end of the window.
+    expect(
+      browser.posted.slice(before).filter((message) => (message as { type: string }).type === 'idleActivity'),
+    ).toHaveLength(2);
+  });
+
+  it('ends every tab at the deadline when nobody is active, and tells the server once', async () => {
+    const [first, second, third] = [await open(), await open(), await open()];
+    first.state.setToken('token-0');
+    await advance(IDLE);
+    for (const tab of [first, second, third]) {
+      expect(tab.idle.state()).toBe('timedOut');
+      expect(tab.state.token()).toBeNull();
+    }
+    expect(signOuts).toHaveLength(1);
+    expect(timeouts.sort()).toEqual([1, 2, 3]);
+  });
+
+  it('ends the session of a tab that slept through the deadline before its first request goes out', async () => {
+    const tab = await open();
+    tab.state.setToken('token-0');
+    // The device slept: the clock moved on, no timer ran.
+    jest.setSystemTime(START + IDLE + 5_000);
+    const sent = tab.get('/api/data').catch((error: unknown) => error);
+    await advance(50);
+    await sent;
+    expect(tab.idle.state()).toBe('timedOut');
+    expect(signOuts).toEqual([{ tab: 1, token: 'token-0' }]);
+    // The request went without the token, and its 401 sent no refresh: only a sign-in brings a session back.
+    expect(server.refreshes).toBe(0);
+  });
+
+  it('never ends a session somebody uses in another tab, though this tab missed their messages (frozen)', async () => {
+    const [first, second] = [await open(), await open()];
+    first.state.setToken('token-0');
+    await advance(0);
+    browser.muted.add(2);
+    for (let step = 0; step < 18; step++) {
+      await advance(10_000);
+      first.click();
+    }
+    // The second tab's own deadline has long passed, but the activity stored by the first says otherwise.
+    expect(second.idle.state()).not.toBe('timedOut');
+    expect(first.state.token()).toBe('token-0');
+    expect(signOuts).toEqual([]);
+  });
+
+  it('sends no refresh after the session ended, and starts again at the next sign-in', async () => {
+    const tab = await open();
+    tab.state.setToken('token-0');
+    await advance(IDLE);
+    expect(tab.idle.state()).toBe('timedOut');
+    let failed: unknown = 'pending';
+    tab.get('/api/data').catch((error: unknown) => (failed = error));
+    await advance(50);
+    expect(failed).toMatchObject({ status: 401 });
+    expect(server.refreshes).toBe(0);
+
+    tab.state.setToken('token-0');
+    expect(tab.idle.state()).toBe('active');
+    server.expireTokens();
+    let retried: unknown = 'pending';
+    tab.get('/api/data').then(
+      (value) => (retried = value),
+      (error: unknown) => (retried = error),
+    );
+    // (Cross-tab sync may wait a moment for another tab's token before it refreshes.)
+    await advance(10_000);
+    expect(retried).toBe('/api/data');
+    expect(server.refreshes).toBe(1);
+  });
+
+  it('refreshes ahead of expiry only when somebody was active since the token came', async () => {
+    const jwt = (serial: number) => {
+      const iat = Math.floor(Date.now() / 1000);
+      return createTestJwt({ iat, exp: iat + 30, jti: `${serial}` });
+    };
+    server.tokenFor = jwt;
+    const tab = await open({ idle: 10 * 60_000, warnBefore: 60_000 }, withProactiveRefresh({ leadTime: 10_000 }));
+    tab.state.setToken(jwt(0));
+    // Active since the token came: the refresh ahead of expiry runs.
+    await advance(5_000);
+    tab.click();
+    await advance(20_000);
+    expect(server.refreshes).toBe(1);
+    // Nobody active since that refresh: no more refreshes ahead of expiry.
+    await advance(120_000);
+    expect(server.refreshes).toBe(1);
+  });
+
+  it('removes its listeners and timers with the application', async () => {
+    const tab = await open();
+    tab.state.setToken('token-0');
+    tab.click();
+    tab.app.destroy();
+    tabs = [];
+    const posted = browser.posted.length;
+    tab.click();
+    await advance(2 * IDLE);
+    expect(browser.posted.length).toBe(posted);
+    expect(signOuts).toEqual([]);
+    expect(timeouts).toEqual([]);
+  });
+
+  it('rejects wrong options in dev mode', () => {
+    for (const options of [
+      { idle: 999 },
+      { idle: Infinity },
+      { idle: 60_000, warnBefore: -1 },
+      { idle: 60_000, name: '' },
+    ]) {
+      expect(() => withIdleTimeout(options as IdleTimeoutOptions)).toThrow(/withIdleTimeout/);
+    }
+    expect(() => withIdleTimeout({ idle: 60_000, onTimeout: 'x' as unknown as () => void })).toThrow(/onTimeout/);
+  });
+});
