@@ -86,6 +86,7 @@ export default defineConfig({
         'real-server-tabs.spec.ts',
         'real-server-lab.spec.ts',
         'real-server-sign-in-delays.spec.ts',
+        'real-server-idle.spec.ts',
       ],
     },
     {

@@ -45,6 +45,12 @@ export const BUNDLE_VARIANTS: readonly { id: string; description: string; baseli
     baseline: 'ntr-client',
   },
   {
+    id: 'ntr-client-idle',
+    description:
+      'ngx-token-refresh: as ntr-client-cross-tab, with an idle timeout (`withIdleTimeout`): what that feature costs under `provideAuth`',
+    baseline: 'ntr-client-cross-tab',
+  },
+  {
     id: 'ntr-oauth',
     description:
       'ngx-token-refresh/oauth: the OAuth preset with no feature (`provideOAuthRefresh` + `tokenRefreshInterceptor`, `OAuthSession.restore()` at start-up)',
@@ -92,7 +98,12 @@ interface Built {
  * The `ɵkind` of every feature (lib/refresh/token-refresh-feature.ts): string literals only a `withX()`
  * carries in a production build, searched for with their quotes.
  */
-const FEATURE_KINDS = ['CrossTabSync', 'NoCrossTabSync', 'ProactiveRefresh', 'ServerSession', 'DPoP'];
+const FEATURE_KINDS = ['CrossTabSync', 'NoCrossTabSync', 'ProactiveRefresh', 'ServerSession', 'DPoP', 'IdleTimeout'];
+/**
+ * A literal of the feature's own code to look for instead of its kind, where the kind's word is also
+ * an error code the core and the client name (`IdleTimeout`): the message type its tabs post.
+ */
+const FEATURE_MARKERS: Readonly<Record<string, string>> = { IdleTimeout: 'idleActivity' };
 
 /**
  * The builds that pass no feature, checked for every feature kind: the interceptor alone, the
@@ -156,7 +167,7 @@ export function runBundles(log: (line: string) => void, only?: readonly string[]
     // As a literal of its own: the word alone also appears inside messages ("DPoP tokens need withDPoP()").
     if (b)
       featureKindsFound[id] = FEATURE_KINDS.filter((kind) =>
-        ['"', "'", '`'].some((q) => b.text.includes(`${q}${kind}${q}`)),
+        ['"', "'", '`'].some((q) => b.text.includes(`${q}${FEATURE_MARKERS[kind] ?? kind}${q}`)),
       );
   }
   const checked = FEATURELESS_BUILDS.every((id) => id in featureKindsFound);

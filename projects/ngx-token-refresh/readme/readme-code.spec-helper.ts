@@ -142,7 +142,7 @@ const KNOWN: Record<string, readonly string[]> = {
     'withInterceptors',
   ],
   '@angular/common/http/testing': ['HttpTestingController', 'provideHttpClientTesting'],
-  '@angular/core': ['ApplicationConfig', 'Component', 'Injectable', 'inject', 'input', 'signal'],
+  '@angular/core': ['ApplicationConfig', 'Component', 'Injectable', 'computed', 'inject', 'input', 'signal'],
   '@angular/platform-browser': ['bootstrapApplication'],
   '@angular/router': ['Router', 'Routes', 'provideRouter', 'withComponentInputBinding'],
   rxjs: ['Observable', 'tap'],

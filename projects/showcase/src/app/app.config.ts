@@ -1,7 +1,7 @@
 import { provideHttpClient, withInterceptors } from '@angular/common/http';
 import { type ApplicationConfig, provideBrowserGlobalErrorListeners } from '@angular/core';
 import { provideRouter, withComponentInputBinding } from '@angular/router';
-import { tokenRefreshInterceptor, withProactiveRefresh } from 'ngx-token-refresh';
+import { tokenRefreshInterceptor, withIdleTimeout, withProactiveRefresh } from 'ngx-token-refresh';
 import { provideAuth, provideUsersApi } from 'ngx-token-refresh/client';
 import { navigateToLogin } from 'ngx-token-refresh/router';
 
@@ -12,7 +12,7 @@ import { labCallTracker } from './lab/lab-call-tracker';
 import { provideLabLog } from './lab/lab-log';
 import { provideChangeDetection } from './provide-change-detection';
 import { provideSessionHint } from './session-hint';
-import { proactiveRefresh } from './tab-choice';
+import { idleTimeoutMs, proactiveRefresh } from './tab-choice';
 
 /**
  * The showcase uses the library exactly as an application would: the token-refresh interceptor
@@ -45,9 +45,13 @@ export const appConfig: ApplicationConfig = {
     // meets a 401. demo: a tab loaded with ?proactive=off goes without it, to compare (tab-choice.ts).
     // withCrossTabSync (in authFeatures): the tabs share the refresh cookie, so they take turns to refresh and
     // share the new token. demo: off for the in-memory backend, which runs one server per tab
+    // withIdleTimeout: after 5 minutes without activity in any tab, every tab signs out (a warning
+    // dialog comes first: idle-warning.ts), the server is told once, and the login page says why.
+    // demo: ?idle=30 sets the time of a tab in seconds (tab-choice.ts)
     provideAuth(
       { baseUrl: '/auth', loginPath: '/login', onSessionExpired: navigateToLogin },
       ...(proactiveRefresh ? [withProactiveRefresh()] : []),
+      withIdleTimeout({ idle: idleTimeoutMs }),
       ...authFeatures,
     ),
     provideUsersApi({ baseUrl: '/api', version: 1 }),

@@ -6,6 +6,8 @@ import { Router, RouterLink, RouterLinkActive, RouterOutlet } from '@angular/rou
 import { injectTokenRefresh, parseJwtClaims } from 'ngx-token-refresh';
 import { AuthClient } from 'ngx-token-refresh/client';
 
+import { IdleWarning } from './idle-warning';
+
 /** The showcase's frame: navigation, who is signed in, sign-out, and a bar while a refresh runs. */
 @Component({
   selector: 'app-root',
@@ -106,6 +108,8 @@ export class App {
   protected readonly auth = inject(AuthClient);
   private readonly router = inject(Router);
   protected readonly refreshing = injectTokenRefresh().isRefreshing;
+  /** The dialog before an idle sign-out, in every tab (withIdleTimeout in app.config.ts). */
+  private readonly idleWarning = inject(IdleWarning);
   protected readonly username = computed(() => {
     const sub = parseJwtClaims(this.auth.accessToken())?.sub;
     return typeof sub === 'string' ? sub : '';

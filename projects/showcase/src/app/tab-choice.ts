@@ -25,3 +25,24 @@ export function readTabChoice(name: TabSwitch): boolean {
  * `?proactive=off`, to watch the difference in the auth lab.
  */
 export const proactiveRefresh = readTabChoice('proactive');
+
+/**
+ * How long nobody may be active in any tab before the session ends (`withIdleTimeout()`, which
+ * app.config.ts passes to `provideAuth`), in milliseconds: 5 minutes, or the seconds a page of this
+ * tab was loaded with (`?idle=30`, from 4 s to a day), kept like the switches above. The warning comes
+ * a minute before the end, or half-way for shorter times.
+ */
+export const idleTimeoutMs = readIdleSeconds() * 1000;
+
+function readIdleSeconds(): number {
+  const key = 'showcase.idle';
+  try {
+    const asked = new URLSearchParams(location.search).get('idle');
+    if (asked !== null && /^\d+$/.test(asked) && Number(asked) >= 4 && Number(asked) <= 86_400) {
+      sessionStorage.setItem(key, asked);
+    }
+    return Number(sessionStorage.getItem(key) ?? 300);
+  } catch {
+    return 300;
+  }
+}

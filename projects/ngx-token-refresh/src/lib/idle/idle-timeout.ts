@@ -20,7 +20,11 @@ type IdleMessage =
 
 /** What counts as activity, on the document; each also checks the deadline first. */
 const DOCUMENT_EVENTS = ['pointerdown', 'pointermove', 'keydown', 'wheel', 'touchstart', 'visibilitychange'] as const;
-/** And on the window: coming back to the tab, or to the page (the back-forward cache). */
+/**
+ * And on the window, not captured: the window itself getting focus (coming back to the tab), or the
+ * page shown again (the back-forward cache). An element getting focus is no activity: a dialog that
+ * focuses its first button would keep the session alive forever.
+ */
 const WINDOW_EVENTS = ['focus', 'pageshow'] as const;
 /**
  * The longest one timer waits. Timers stand still while a device sleeps: short steps against the
@@ -45,8 +49,8 @@ const SIGN_OUT_HOLD_MS = 5000;
  * - At the deadline every tab ends its session by itself (a hidden or sleeping tab as soon as it wakes,
  *   and before any request of its goes out: the gate asks `check()` first), and the first tells the
  *   others. One tab only (a Web Lock) calls `signOut` to tell the server; every tab calls `onTimeout`.
- * - Until the next sign-in, no refresh is sent (a 401 cannot bring the session back), and no refresh
- *   ahead of expiry runs while nobody has been active since the current token came.
+ * - Until the next sign-in, no refresh is sent (a 401 cannot bring the session back); during the
+ *   warning, none ahead of expiry (the session is about to end).
  * - Never on the server. Timers and listeners run outside the Angular zone, and go with the application.
  */
 export class IdleTimeout implements IdleWatch {
@@ -63,8 +67,6 @@ export class IdleTimeout implements IdleWatch {
   #local = 0;
   /** When this tab last shared its activity. */
   #shared = -Infinity;
-  /** When the current token came: activity after it lets a refresh ahead of expiry run. */
-  #tokenAt = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #trailing: ReturnType<typeof setTimeout> | undefined;
   /** Lets go of the lock held after telling the server, if held. */
@@ -87,13 +89,15 @@ export class IdleTimeout implements IdleWatch {
     const window = document.defaultView;
     const onActivity = () => this.#activity(false);
     const onVisibility = () => document.visibilityState === 'visible' && this.#activity(false);
+    const onWindow = (event: Event) => event.target === window && this.#activity(false);
     const listen = { capture: true, passive: true };
+    const listenOnWindow = { passive: true };
     this.#zone.runOutsideAngular(() => {
       if (this.#channel) this.#channel.onmessage = (event: MessageEvent<unknown>) => this.#receive(event.data);
       for (const type of DOCUMENT_EVENTS) {
         document.addEventListener(type, type === 'visibilitychange' ? onVisibility : onActivity, listen);
       }
-      for (const type of WINDOW_EVENTS) window?.addEventListener(type, onActivity, listen);
+      for (const type of WINDOW_EVENTS) window?.addEventListener(type, onWindow, listenOnWindow);
     });
     inject(DestroyRef).onDestroy(() => {
       clearTimeout(this.#timer);
@@ -103,7 +107,7 @@ export class IdleTimeout implements IdleWatch {
       for (const type of DOCUMENT_EVENTS) {
         document.removeEventListener(type, type === 'visibilitychange' ? onVisibility : onActivity, listen);
       }
-      for (const type of WINDOW_EVENTS) window?.removeEventListener(type, onActivity, listen);
+      for (const type of WINDOW_EVENTS) window?.removeEventListener(type, onWindow);
     });
   }
 
@@ -113,7 +117,6 @@ export class IdleTimeout implements IdleWatch {
       if (this.#state.state() !== 'timedOut') this.#stop('off');
       return;
     }
-    this.#tokenAt = Date.now();
     if (this.#live()) return;
     // A new session (a sign-in, here or in another tab; a session put back at start-up): that is
     // somebody at the keyboard.
@@ -130,9 +133,7 @@ export class IdleTimeout implements IdleWatch {
   }
 
   resting(): boolean {
-    return (
-      !this.#live() || this.#state.state() === 'warning' || Math.max(this.#lastActivity, this.#local) < this.#tokenAt
-    );
+    return !this.#live() || this.#state.state() === 'warning';
   }
 
   timedOut(): boolean {

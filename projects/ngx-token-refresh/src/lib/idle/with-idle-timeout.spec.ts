@@ -223,22 +223,28 @@ describe('withIdleTimeout', () => {
     expect(server.refreshes).toBe(1);
   });
 
-  it('refreshes ahead of expiry only when somebody was active since the token came', async () => {
+  it('refreshes ahead of expiry until the warning, not during it nor after the end', async () => {
     const jwt = (serial: number) => {
       const iat = Math.floor(Date.now() / 1000);
       return createTestJwt({ iat, exp: iat + 30, jti: `${serial}` });
     };
     server.tokenFor = jwt;
-    const tab = await open({ idle: 10 * 60_000, warnBefore: 60_000 }, withProactiveRefresh({ leadTime: 10_000 }));
+    // 30-second tokens are refreshed 22.5 s into their life; nobody is active, so the warning runs
+    // from 100 s to 120 s.
+    const tab = await open({ idle: 120_000, warnBefore: 20_000 }, withProactiveRefresh({ leadTime: 10_000 }));
     tab.state.setToken(jwt(0));
-    // Active since the token came: the refresh ahead of expiry runs.
-    await advance(5_000);
-    tab.click();
+    // A person reading a page: the session is kept as usual (a refresh ahead of each expiry).
+    const started = () => tab.events.filter((type) => type === 'refreshStarted').length;
+    await advance(99_000);
+    expect(tab.idle.state()).toBe('active');
+    expect(started()).toBe(3);
+    // The next one falls due in the warning: the session is about to end, nothing renews it.
     await advance(20_000);
-    expect(server.refreshes).toBe(1);
-    // Nobody active since that refresh: no more refreshes ahead of expiry.
-    await advance(120_000);
-    expect(server.refreshes).toBe(1);
+    expect(tab.idle.state()).toBe('warning');
+    expect(started()).toBe(3);
+    await advance(10_000);
+    expect(tab.idle.state()).toBe('timedOut');
+    expect(started()).toBe(3);
   });
 
   it('removes its listeners and timers with the application', async () => {

@@ -56,8 +56,8 @@ export interface IdleTimeoutOptions {
  *   emitted, `onTimeout` runs, and one tab calls `signOut` (the server's logout). A tab that was hidden
  *   or asleep through the deadline signs out as it wakes, before any of its requests goes out. No
  *   refresh is sent until the next sign-in, so a 401 cannot bring the session back.
- * - **Proactive refresh** ({@link withProactiveRefresh}) refreshes ahead of expiry only when somebody
- *   was active since the current token came: an idle session is not kept alive by its own timer.
+ * - **Proactive refresh** ({@link withProactiveRefresh}) stops during the warning and after the end:
+ *   an idle session is not kept alive by its own timer beyond its deadline.
  * - **Never** on the server (a render is nobody's activity). Timers and listeners run outside the
  *   Angular zone and are removed with the application.
  *

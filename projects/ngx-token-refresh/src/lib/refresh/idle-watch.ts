@@ -24,9 +24,8 @@ export interface IdleWatch {
    */
   check(): void;
   /**
-   * Whether the session is ended for idleness (no refresh until a new sign-in), or nobody has been
-   * active since the current token came (no refresh ahead of expiry: the session is not kept alive
-   * by its own timer).
+   * Whether nobody is there: the session is about to end (the warning) or ended for idleness. No
+   * refresh ahead of expiry then: an idle session is not kept alive by its own timer.
    */
   resting(): boolean;
   /** Whether the session was ended for idleness and no new one began: a refresh must not bring it back. */

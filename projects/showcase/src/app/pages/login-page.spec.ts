@@ -57,4 +57,13 @@ describe('LoginPage', () => {
 
     expect(byTestId('session-message')?.textContent?.trim()).toBe('You signed out in another tab.');
   });
+
+  it('tells that the session ended for idleness when sent here for that', async () => {
+    const harness = await setupShowcase();
+    await harness.navigateByUrl('/login?reason=idle&returnUrl=%2Flab');
+
+    expect(byTestId('session-message')?.textContent?.trim()).toBe(
+      'You were signed out because nobody used the app for a while.',
+    );
+  });
 });

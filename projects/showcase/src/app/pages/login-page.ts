@@ -36,6 +36,10 @@ import { LAB_BACKEND } from '../lab/lab-backend';
           </p>
         } @else if (reason() === 'signed-out') {
           <p class="notice" role="status" data-testid="session-message">You signed out in another tab.</p>
+        } @else if (reason() === 'idle') {
+          <p class="notice" role="status" data-testid="session-message">
+            You were signed out because nobody used the app for a while.
+          </p>
         }
         <form [formGroup]="form" (ngSubmit)="submit()">
           <mat-card-content>
