@@ -64,8 +64,9 @@ export interface AuthConfig extends AuthInterceptorOptions {
   /**
    * Called (in the injection context) when the session ends because the server refused a refresh
    * (a refresh it could not answer, such as no network, a timeout or a 5xx, keeps the session), after
-   * the session was cleared, and when another tab signed out (with `withCrossTabSync()`; the error's
-   * code is then `SignedOutElsewhere`). Not called when `restoreSession()`
+   * the session was cleared, when another tab signed out (with `withCrossTabSync()`; the error's
+   * code is then `SignedOutElsewhere`), and when nobody was active for the idle time (with
+   * `withIdleTimeout()`; code `IdleTimeout`, and `navigateToLogin` says `?reason=idle`). Not called when `restoreSession()`
    * (or `authGuard`) fails to bring back a session that was not there. Pass `navigateToLogin` to send people to `loginPath` with
    * `?reason=expired&returnUrl=` the current URL. Default: none (the session is cleared; `authGuard`
    * asks for a login at the next guarded navigation).

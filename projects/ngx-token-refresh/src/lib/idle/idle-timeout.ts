@@ -89,7 +89,8 @@ export class IdleTimeout implements IdleWatch {
     const window = document.defaultView;
     const onActivity = () => this.#activity(false);
     const onVisibility = () => document.visibilityState === 'visible' && this.#activity(false);
-    const onWindow = (event: Event) => event.target === window && this.#activity(false);
+    // `pageshow` is the document's event, dispatched at the window; `focus` there is the window's own.
+    const onWindow = (event: Event) => (event.type === 'pageshow' || event.target === window) && this.#activity(false);
     const listen = { capture: true, passive: true };
     const listenOnWindow = { passive: true };
     this.#zone.runOutsideAngular(() => {
@@ -100,6 +101,8 @@ export class IdleTimeout implements IdleWatch {
       for (const type of WINDOW_EVENTS) window?.addEventListener(type, onWindow, listenOnWindow);
     });
     inject(DestroyRef).onDestroy(() => {
+      state.stay = () => undefined;
+      this.#stop('off');
       clearTimeout(this.#timer);
       clearTimeout(this.#trailing);
       this.#channel?.close();
@@ -111,21 +114,32 @@ export class IdleTimeout implements IdleWatch {
     });
   }
 
-  tokenChanged(token: string | null): void {
+  tokenChanged(token: string | null, signIn: boolean): void {
     if (token === null) {
       // Signed out (or ended here): nothing to watch. An ended session says so until the next sign-in.
       if (this.#state.state() !== 'timedOut') this.#stop('off');
       return;
     }
-    if (this.#live()) return;
-    // A new session (a sign-in, here or in another tab; a session put back at start-up): that is
-    // somebody at the keyboard.
-    this.#release?.();
+    if (this.#live() && !signIn) return;
     const now = Date.now();
-    this.#lastActivity = this.#local = now;
+    if (signIn) {
+      // Somebody at the keyboard signed in: a new session, from now.
+      this.#release?.();
+      this.#lastActivity = this.#local = now;
+      this.#set('active', null);
+      this.#share(now);
+      this.#plan();
+      return;
+    }
+    // A session this tab did not start (put back after a reload, refreshed, another tab's): it goes on
+    // from the activity the tabs stored, so a tab reloaded, restored from a discard, or opened again
+    // after its deadline does not revive it. With nothing stored, from now.
+    const stored = this.#readStored();
+    const timedOut = this.#state.state() === 'timedOut';
+    this.#lastActivity = this.#local = stored > 0 ? Math.min(stored, now) : now;
     this.#set('active', null);
-    this.#share(now);
-    this.#plan();
+    if (now >= this.#deadline()) this.#end(true, timedOut);
+    else this.#plan();
   }
 
   check(): void {
@@ -133,10 +147,13 @@ export class IdleTimeout implements IdleWatch {
   }
 
   resting(): boolean {
+    // A tab that slept through the deadline ends the session before a refresh could renew it.
+    this.check();
     return !this.#live() || this.#state.state() === 'warning';
   }
 
   timedOut(): boolean {
+    this.check();
     return this.#state.state() === 'timedOut';
   }
 
@@ -169,7 +186,8 @@ export class IdleTimeout implements IdleWatch {
   #share(at: number): void {
     this.#shared = at;
     try {
-      localStorage.setItem(this.#storageKey, String(at));
+      // Never an older time over a newer one (a late trailing share).
+      if (at > this.#readStored()) localStorage.setItem(this.#storageKey, String(at));
     } catch {
       // No storage (a private mode, a full quota): the channel alone carries it.
     }
@@ -216,10 +234,10 @@ export class IdleTimeout implements IdleWatch {
    * Ends the session in this tab. `own`: its own deadline passed (not another tab's message): it
    * checks the activity stored by the other tabs first, and if still due tells them, and the server.
    */
-  #end(own: boolean): void {
+  #end(own: boolean, again = false): void {
     if (own) {
       const stored = this.#readStored();
-      if (stored > this.#lastActivity) {
+      if (stored > this.#lastActivity && stored + this.#settings.idle > Date.now()) {
         this.#lastActivity = stored;
         this.#plan();
         return;
@@ -232,17 +250,30 @@ export class IdleTimeout implements IdleWatch {
       this.#gate.timeOut();
       if (own) {
         this.#post({ type: 'idleTimeout', at });
-        if (token !== null) this.#signOutOnce(token);
+        // A session that had ended here already, brought back by another tab's token: told before.
+        if (token !== null && !again) this.#signOutOnce(token, at);
       }
-      this.#notify(this.#settings.onTimeout);
+      if (!again) this.#notify(this.#settings.onTimeout);
     });
   }
 
-  /** Calls `signOut` in one tab only: the first whose deadline passed takes a Web Lock, the others find it taken. */
-  #signOutOnce(token: string): void {
+  /**
+   * Calls `signOut` in one tab only: the first whose deadline passed takes a Web Lock, the others find
+   * it taken; a tab that wakes later finds the end recorded (`<name>:idle-ended`, the activity it
+   * ended after) and leaves the server alone too.
+   */
+  #signOutOnce(token: string, at: number): void {
     const signOut = this.#settings.signOut;
     if (!signOut) return;
-    const run = () => this.#notify(() => signOut(token));
+    const run = () => {
+      if (this.#readStored(':idle-ended') >= at) return;
+      try {
+        localStorage.setItem(`${this.#storageKey}-ended`, String(at));
+      } catch {
+        // No storage: the lock alone keeps the tabs of this moment from telling the server twice.
+      }
+      this.#notify(() => signOut(token));
+    };
     const locks = typeof navigator === 'undefined' ? undefined : navigator.locks;
     if (typeof locks?.request !== 'function') {
       run();
@@ -268,10 +299,12 @@ export class IdleTimeout implements IdleWatch {
   }
 
   #set(state: IdleState, remaining: number | null): void {
-    if (this.#state.state() !== state || this.#state.remaining() !== remaining) {
+    const before = this.#state.state();
+    if (before !== state || this.#state.remaining() !== remaining) {
       this.#zone.run(() => {
         this.#state.state.set(state);
         this.#state.remaining.set(remaining);
+        if (before === 'warning' && state === 'active') this.#gate.resumed();
       });
     }
   }
@@ -285,9 +318,10 @@ export class IdleTimeout implements IdleWatch {
     return Math.max(this.#lastActivity, this.#local) + this.#settings.idle;
   }
 
-  #readStored(): number {
+  /** A time the tabs stored (`<name>:idle`, or with `suffix` another entry), 0 when none. */
+  #readStored(suffix = ''): number {
     try {
-      const stored = Number(localStorage.getItem(this.#storageKey));
+      const stored = Number(localStorage.getItem(suffix ? `${this.#settings.name}${suffix}` : this.#storageKey));
       return Number.isFinite(stored) ? stored : 0;
     } catch {
       return 0;

@@ -193,7 +193,8 @@ describe('withIdleTimeout', () => {
       first.click();
     }
     // The second tab's own deadline has long passed, but the activity stored by the first says otherwise.
-    expect(second.idle.state()).not.toBe('timedOut');
+    expect(second.idle.state()).toBe('active');
+    expect(second.state.token()).toBe('token-0');
     expect(first.state.token()).toBe('token-0');
     expect(signOuts).toEqual([]);
   });
@@ -245,6 +246,73 @@ describe('withIdleTimeout', () => {
     await advance(10_000);
     expect(tab.idle.state()).toBe('timedOut');
     expect(started()).toBe(3);
+  });
+
+  it('does not revive a session whose tabs were all gone past the deadline (a discarded tab, a closed browser)', async () => {
+    // The last activity the tabs stored was longer ago than the idle time.
+    localStorage.setItem('ngx-token-refresh:idle', String(START - IDLE - 5_000));
+    const tab = await open();
+    // The session comes back without a sign-in (put back after the reload, or refreshed with the cookie).
+    tab.state.setToken('token-0', { restored: true });
+    expect(tab.idle.state()).toBe('timedOut');
+    expect(tab.state.token()).toBeNull();
+    await advance(0);
+    expect(signOuts).toEqual([{ tab: 1, token: 'token-0' }]);
+    expect(timeouts).toEqual([1]);
+
+    // A sign-in starts afresh, whatever was stored.
+    tab.state.setToken('token-1');
+    expect(tab.idle.state()).toBe('active');
+  });
+
+  it('goes on from the stored activity when a session comes back within the idle time (a reload)', async () => {
+    localStorage.setItem('ngx-token-refresh:idle', String(START - 50_000));
+    const tab = await open();
+    tab.state.setToken('token-0', { restored: true });
+    // 10 s were left, within the warning: not a new idle time from the reload.
+    expect(tab.idle.state()).toBe('warning');
+    expect(tab.idle.remaining()).toBe(10_000);
+    await advance(10_000);
+    expect(tab.idle.state()).toBe('timedOut');
+  });
+
+  it('ends the session before a refresh ahead of expiry when the tab wakes after the deadline', async () => {
+    const jwt = (serial: number) => {
+      const iat = Math.floor(Date.now() / 1000);
+      return createTestJwt({ iat, exp: iat + 30, jti: `${serial}` });
+    };
+    server.tokenFor = jwt;
+    const tab = await open({}, withProactiveRefresh({ leadTime: 10_000 }));
+    tab.state.setToken(jwt(0));
+    // The device slept past the deadline; shown again, the refresh due and the deadline meet.
+    jest.setSystemTime(START + IDLE + 5_000);
+    tab.document.dispatchEvent(new Event('visibilitychange'));
+    await advance(50);
+    expect(tab.idle.state()).toBe('timedOut');
+    expect(tab.events).not.toContain('refreshStarted');
+    expect(server.refreshes).toBe(0);
+  });
+
+  it('lets proactive refresh go on after "Stay signed in" ends the warning', async () => {
+    const jwt = (serial: number) => {
+      const iat = Math.floor(Date.now() / 1000);
+      return createTestJwt({ iat, exp: iat + 30, jti: `${serial}` });
+    };
+    server.tokenFor = jwt;
+    const started = () => tab.events.filter((type) => type === 'refreshStarted').length;
+    // 30-second tokens, refreshed 21.5 s into their life; the warning from 40 s.
+    const tab = await open({}, withProactiveRefresh({ leadTime: 10_000 }));
+    tab.state.setToken(jwt(0));
+    await advance(30_000);
+    expect(started()).toBe(1);
+    // The next one falls due at about 51.5 s, in the warning: held back.
+    await advance(25_000);
+    expect(tab.idle.state()).toBe('warning');
+    expect(started()).toBe(1);
+    tab.idle.stayActive();
+    await advance(50);
+    expect(tab.idle.state()).toBe('active');
+    expect(started()).toBe(2);
   });
 
   it('removes its listeners and timers with the application', async () => {

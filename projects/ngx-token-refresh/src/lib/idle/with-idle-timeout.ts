@@ -74,8 +74,11 @@ export interface IdleTimeoutOptions {
  */
 export function withIdleTimeout(options: IdleTimeoutOptions): TokenRefreshFeature<'IdleTimeout'> {
   if (typeof ngDevMode !== 'undefined' && ngDevMode) assertValidIdleTimeoutOptions(options);
-  const { idle, name = 'ngx-token-refresh', signOut, onTimeout } = options;
-  const warnBefore = Math.min(options.warnBefore ?? 60_000, idle / 2);
+  const { name = 'ngx-token-refresh', signOut, onTimeout } = options;
+  // Checked in dev mode only: in production a value that is no number of milliseconds falls back to
+  // 15 minutes here (NaN would make every moment the deadline).
+  const idle = milliseconds(options.idle, 15 * 60_000, 1000);
+  const warnBefore = Math.min(milliseconds(options.warnBefore, 60_000, 0), idle / 2);
   const factory: IdleWatchFactory = (gate) => {
     const handlers = inject(IDLE_TIMEOUT_HANDLERS, { optional: true });
     return IdleTimeout.create(
@@ -88,6 +91,10 @@ export function withIdleTimeout(options: IdleTimeoutOptions): TokenRefreshFeatur
     { provide: IDLE_TIMEOUT_STATE, useFactory: () => new IdleTimeoutState() },
     { provide: IDLE_WATCH, useValue: factory },
   ]);
+}
+
+function milliseconds(value: unknown, fallback: number, least: number): number {
+  return typeof value === 'number' && value >= least && value < Infinity ? value : fallback;
 }
 
 function assertValidIdleTimeoutOptions(options: IdleTimeoutOptions): void {

@@ -9,6 +9,8 @@ export interface WatchedGate {
    * each ends its own), a refresh in flight is ended, and `idleTimeout` is emitted.
    */
   timeOut(): void;
+  /** The warning ended with somebody active again: what waited for that (a refresh ahead of expiry) may go on. */
+  resumed(): void;
 }
 
 /**
@@ -16,8 +18,12 @@ export interface WatchedGate {
  * knows only this contract, so an application without the feature ships none of it.
  */
 export interface IdleWatch {
-  /** The token changed: a new session starts the watch (it counts as activity), none stops it. */
-  tokenChanged(token: string | null): void;
+  /**
+   * The token changed. `signIn`: the app's own new token (a sign-in), which counts as activity; any
+   * other token (refreshed, put back, another tab's) goes on from the activity the tabs stored, and
+   * ends at once when that is older than the idle time. `null` stops the watch.
+   */
+  tokenChanged(token: string | null, signIn: boolean): void;
   /**
    * Before a request goes out: ends the session first if its deadline has passed (a tab that slept
    * or was hidden through it, before its timers ran).

@@ -182,6 +182,8 @@ export class RefreshGate {
           this.setToken(null, false);
           this.#emit({ type: 'idleTimeout' });
         },
+        // Somebody is back after the warning: refreshes ahead of expiry may run again.
+        resumed: () => this.#scheduler?.plan(false),
       }) ?? null;
     // Last: in the browser it may put the render's token in place at once.
     this.#session =
@@ -242,7 +244,8 @@ export class RefreshGate {
    */
   setToken(token: string | null, fresh = true, expiresAt: number | null = null): void {
     const inFlight = this.#inFlight;
-    this.#setCurrentToken(token, fresh, expiresAt);
+    // The app's own new token is a sign-in: somebody is there.
+    this.#setCurrentToken(token, fresh, expiresAt, fresh);
     // The app decided (a login, a logout) while a refresh ran: its answer no longer matters. End it
     // without callbacks; waiters repeat with the app's token, or get their own error after a logout.
     if (inFlight) this.#end({ inFlight });
@@ -458,12 +461,12 @@ export class RefreshGate {
   }
 
   /** `fresh`: just issued (a refresh, a sign-in), not put back; for the scheduler's clock. */
-  #setCurrentToken(token: string | null, fresh: boolean, expiresAt: number | null = null): void {
+  #setCurrentToken(token: string | null, fresh: boolean, expiresAt: number | null = null, signIn = false): void {
     this.#current = token;
     this.#expiresAt = token === null ? null : expiresAt;
     this.#token.set(token);
     this.#epoch++;
-    this.#idle?.tokenChanged(token);
+    this.#idle?.tokenChanged(token, signIn);
     this.#scheduler?.plan(fresh);
   }
 
