@@ -206,9 +206,9 @@ export class IdleTimeout implements IdleWatch {
     const at = message?.at;
     if (!this.#live() || typeof at !== 'number' || !Number.isFinite(at)) return;
     if (message?.type === 'idleActivity') this.#learn(at);
-    // Another tab's deadline passed. Its knowledge may lag this tab's own activity by the throttle at
-    // most; anything newer means it missed some, and this tab goes on by its own deadline.
-    else if (message?.type === 'idleTimeout' && Math.max(this.#lastActivity, this.#local) <= at + this.#throttle) {
+    // Another tab's deadline passed: this tab ends too when its own has (its knowledge may lag the
+    // other's by the throttle at most); a tab that knows of newer activity, or waits longer, goes on.
+    else if (message?.type === 'idleTimeout' && Date.now() + this.#throttle >= this.#deadline()) {
       this.#end(false);
     }
   }

@@ -315,6 +315,19 @@ describe('withIdleTimeout', () => {
     expect(started()).toBe(2);
   });
 
+  it("ends another tab by its message only when that tab's own deadline has come", async () => {
+    const short = await open();
+    const long = await open({ idle: 5 * IDLE });
+    short.state.setToken('token-0');
+    await advance(IDLE);
+    expect(short.idle.state()).toBe('timedOut');
+    // Its message delivered.
+    await advance(100);
+    expect(browser.posted).toContainEqual({ type: 'idleTimeout', at: START });
+    // The longer tab goes by its own time (its server session may be gone: the short tab told it).
+    expect(long.idle.state()).toBe('active');
+  });
+
   it('removes its listeners and timers with the application', async () => {
     const tab = await open();
     tab.state.setToken('token-0');
