@@ -116,3 +116,20 @@ test('a tab frozen through the deadline signs out as it wakes, and sends nothing
     expect(await request.headerValue('authorization'), `${request.method()} ${path}`).toBeNull();
   }
 });
+
+test('a session reopened after the idle time, every tab closed meanwhile, ends at once instead of coming back', async ({
+  context,
+}) => {
+  const logouts = countLogouts(context);
+  const [tab] = await openTabs(context, 1);
+  if (!tab) throw new Error('no tab');
+  // Every tab closed before the deadline (the browser closed, or the tab discarded): nothing ran since.
+  await tab.close();
+  const later = await context.newPage();
+  await later.waitForTimeout(7000);
+
+  // The refresh cookie still works, but the last activity the tabs stored is older than the idle time.
+  await later.goto(`/lab${IDLE_QUERY}`);
+  await expect(later).toHaveURL(/\/login\?reason=idle/);
+  await expect.poll(logouts).toBe(1);
+});
