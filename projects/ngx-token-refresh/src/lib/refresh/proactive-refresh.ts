@@ -7,7 +7,8 @@ import type { RefreshScheduler, ScheduledGate } from './refresh-scheduler';
 /** The settings of {@link ProactiveRefresh}, as `withProactiveRefresh` resolved them. */
 export interface ProactiveRefreshSettings {
   readonly leadTime: number;
-  readonly minInterval: number;
+  /** The option as given (at least 1 s), or `null` for the default, which scales with the lifetime. */
+  readonly minInterval: number | null;
 }
 
 /**
@@ -20,6 +21,12 @@ const MAX_WAIT_MS = 10_000;
 /** The longest wait after refreshes that failed one after another. */
 const MAX_BACKOFF_MS = 300_000;
 
+/** The default least time between refreshes, for tokens that live ten seconds or more. */
+const DEFAULT_MIN_INTERVAL_MS = 5_000;
+
+/** The least time between refreshes, whatever the token's lifetime or the option say. */
+const MIN_INTERVAL_FLOOR_MS = 1_000;
+
 /**
  * Refreshes the token shortly before it expires, so steady traffic never meets a 401:
  *
@@ -30,11 +37,12 @@ const MAX_BACKOFF_MS = 300_000;
  *   A token put back (restored after a reload) is not fresh: the last offset measured is used, or,
  *   before any, the device's clock.
  * - A token that is not a JWT with a numeric `exp` counts on the expiry its issuer gave with it
- *   (`expires_in`, on this device's clock), and without one gets no timer; nor does one that lives less than
- *   `minInterval` (it is refreshed on its 401, as without this feature: never a loop). A token
- *   without `iat` is taken as issued when it arrived fresh.
+ *   (`expires_in`, on this device's clock), and without one gets no timer; nor does one that expires
+ *   before `minInterval` has passed (it is refreshed on its 401, as without this feature: never a
+ *   loop). A token without `iat` is taken as issued when it arrived fresh.
  * - At most one refresh per `minInterval`, counted from the last refresh of any kind; after failures
- *   the wait doubles, up to 5 minutes; coming online drops the doubling.
+ *   the wait doubles, up to 5 minutes; coming online drops the doubling. The default `minInterval`
+ *   is 5 s, or half the token's lifetime when that is shorter (at least 1 s).
  * - A refresh it starts while the token is still valid is "ahead": its failure keeps the token. One
  *   it starts after the token expired (a wake, a tab shown again) is the usual refresh.
  * - No timer while the page is hidden; on `visibilitychange` and `pageshow` it checks at once, in
@@ -123,12 +131,18 @@ export class ProactiveRefresh implements RefreshScheduler {
         ? Infinity
         : (this.#gate.expiresAt() ?? Infinity);
     if (this.#expiresAt !== Infinity) {
-      const { leadTime, minInterval } = this.#settings;
+      const { leadTime } = this.#settings;
       const expiresAt = this.#expiresAt;
       // Without `iat`, a token is taken as issued when it last arrived fresh (by the device's clock);
       // before any fresh token (one put back at start-up), what is left of it is all that is known.
       const issuedAt = this.#freshAt === -Infinity ? now : this.#freshAt;
       const lifetime = iat !== undefined && isTime(exp) ? (exp - iat) * 1000 : expiresAt - issuedAt;
+      // A short token is due three quarters into its life, which its expiry, read up to a second
+      // early, brings closer still: a fixed 5 s floor would give a 5-second token no timer, and every
+      // expiry a 401. Half its lifetime keeps the floor before the due time, and no shorter than 1 s
+      // it still rules out a loop on tokens that are due at once.
+      const minInterval =
+        this.#settings.minInterval ?? Math.min(DEFAULT_MIN_INTERVAL_MS, Math.max(lifetime / 2, MIN_INTERVAL_FLOOR_MS));
       const backoff = this.#failures > 0 ? Math.min(minInterval * 2 ** (this.#failures - 1), MAX_BACKOFF_MS) : 0;
       // At most one refresh per minInterval, counted from the last refresh of any kind, and longer
       // after failures.

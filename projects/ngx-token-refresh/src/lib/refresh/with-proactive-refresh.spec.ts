@@ -713,7 +713,7 @@ describe('withProactiveRefresh', () => {
     });
 
     it('for a token that lives less than minInterval: its 401 refreshes it, never a loop', async () => {
-      const { server, state, get, due, events } = setup({}, (s) => (s.lifetimeSeconds = 3));
+      const { server, state, get, due, events } = setup({ minInterval: 5000 }, (s) => (s.lifetimeSeconds = 3));
       state.setToken(server.issue());
       expect(due()).toBeNull();
       const answers: Promise<'ok' | number>[] = [];
@@ -725,6 +725,70 @@ describe('withProactiveRefresh', () => {
       expect(startedAhead(events)).toBe(0);
       // One refresh per expiry wave: each 3-s token lasts 3 s plus the wait for its first 401.
       expect(server.refreshes.length).toBeLessThanOrEqual(20);
+    });
+  });
+
+  describe('short tokens, with the default minInterval', () => {
+    it('refreshes a 5-second token ahead of its expiry: steady calls meet no 401', async () => {
+      const { server, state, get, due, events } = setup({}, (s) => (s.lifetimeSeconds = 5));
+      state.setToken(server.issue());
+      // Expiry read a second early (4 s in), a quarter of the lifetime before it: 2.75 s in, after the
+      // least interval (half the lifetime, 2.5 s).
+      expect(due()).toBe(START + 2750);
+      const answers: Promise<'ok' | number>[] = [];
+      for (let tick = 0; tick < 60; tick++) {
+        answers.push(get());
+        await advance(500);
+      }
+      expect(new Set(await Promise.all(answers))).toEqual(new Set(['ok']));
+      expect(server.unauthorized).toBe(0);
+      expect(server.refreshes.length).toBeGreaterThanOrEqual(10);
+      expect(startedAhead(events)).toBe(server.refreshes.length);
+    });
+
+    it('plans an opaque token by its expires_in: 5 s is due 3 s in; 2 s gets no timer (at least 1 s between refreshes)', () => {
+      TestBed.configureTestingModule({
+        providers: [
+          provideHttpClient(withInterceptors([tokenRefreshInterceptor])),
+          provideTokenRefresh(
+            {
+              refreshApiCall: () => inject(HttpClient).post('/token', null, { observe: 'response' }),
+              extractToken: (response) => (response.body as { access_token: string }).access_token,
+            },
+            withProactiveRefresh(),
+          ),
+        ],
+      });
+      const state = TestBed.runInInjectionContext(() => injectTokenRefresh());
+      const events: TokenRefreshEvent[] = [];
+      state.events.subscribe((event) => events.push(event));
+      const due = () => events.filter((event) => event.type === 'refreshScheduled').at(-1)?.at;
+      state.setToken('opaque-5', { expiresIn: 5 });
+      // Expires 4 s in (a second early), due a quarter of those 4 s before: after the 2-s floor.
+      expect(due()).toBe(START + 3000);
+      // Expires 1 s in: half of that would allow a refresh every half second; 1 s is the least.
+      state.setToken('opaque-2', { expiresIn: 2 });
+      expect(due()).toBeNull();
+    });
+
+    it('gives a 2-second token no timer: its 401 refreshes it, never a loop', async () => {
+      const { server, state, get, due, events } = setup({}, (s) => (s.lifetimeSeconds = 2));
+      state.setToken(server.issue());
+      expect(due()).toBeNull();
+      const answers: Promise<'ok' | number>[] = [];
+      for (let tick = 0; tick < 40; tick++) {
+        answers.push(get());
+        await advance(500);
+      }
+      expect(new Set(await Promise.all(answers))).toEqual(new Set(['ok']));
+      expect(startedAhead(events)).toBe(0);
+      expect(server.refreshes.length).toBeLessThanOrEqual(10);
+    });
+
+    it('takes a minInterval that was given as it is, however short the token', () => {
+      const { server, state, due } = setup({ minInterval: 5000 }, (s) => (s.lifetimeSeconds = 5));
+      state.setToken(server.issue());
+      expect(due()).toBeNull();
     });
   });
 

@@ -14,8 +14,10 @@ export interface ProactiveRefreshOptions {
   readonly leadTime?: number;
   /**
    * The least time between two refreshes, in milliseconds, counted from the last refresh of any kind.
-   * A token that lives less than this gets no timer and is refreshed on its 401, so very short
-   * tokens never cause a refresh loop. Default: `5_000`; less than `1_000` counts as `1_000`.
+   * A token that expires before this much has passed gets no timer and is refreshed on its 401, so
+   * very short tokens never cause a refresh loop. Default: `5_000`, or half the token's lifetime when
+   * that is shorter (at least `1_000`): a 5-second token is still refreshed ahead of its expiry, and
+   * a 2-second one on its 401. Less than `1_000` counts as `1_000`.
    */
   readonly minInterval?: number;
 }
@@ -60,15 +62,17 @@ export function withProactiveRefresh(options: ProactiveRefreshOptions = {}): Tok
   const { leadTime, minInterval } = options;
   // Checked in dev mode only, so a value that is not a number of milliseconds falls back to the
   // default here: NaN would make every moment due.
+  const interval = milliseconds(minInterval, null);
   const settings = {
     leadTime: milliseconds(leadTime, 60_000),
-    minInterval: Math.max(milliseconds(minInterval, 5_000), 1000),
+    // null: the default, which scales with each token's lifetime (see ProactiveRefresh).
+    minInterval: interval === null ? null : Math.max(interval, 1000),
   };
   const factory: RefreshSchedulerFactory = (gate) => ProactiveRefresh.create(settings, gate);
   return makeTokenRefreshFeature('ProactiveRefresh', [{ provide: REFRESH_SCHEDULER, useValue: factory }]);
 }
 
-function milliseconds(value: unknown, fallback: number): number {
+function milliseconds<T>(value: unknown, fallback: T): number | T {
   return typeof value === 'number' && value >= 0 && value < Infinity ? value : fallback;
 }
 
