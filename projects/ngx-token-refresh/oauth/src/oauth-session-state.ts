@@ -15,6 +15,7 @@ import { OAUTH_REFRESH_CONFIG, isSecureEndpoint } from './oauth-refresh-config';
 import { OAuthError } from './oauth-error';
 import { type OAuthTokenResponse, type OAuthTokens, readTokenResponse } from './oauth-token-response';
 import { postTokenRequest } from './post-token-request';
+import { warnNoRefreshToken } from './warn-no-refresh-token';
 
 /**
  * The OAuth session of one application: the refresh grant the interceptor runs, the refresh token in
@@ -57,6 +58,7 @@ export class OAuthSessionState {
 
   setTokens(response: OAuthTokenResponse): void {
     const tokens = readTokenResponse(response, 200, this.#config.tokenType);
+    if (typeof ngDevMode !== 'undefined' && ngDevMode) warnNoRefreshToken(tokens);
     // A new sign-in: its refresh token replaces any other; without one there is nothing to refresh with.
     this.#config.store.set(tokens.refreshToken ?? null);
     this.#remember(tokens.accessToken, tokens.expiresIn);

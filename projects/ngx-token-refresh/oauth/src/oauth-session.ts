@@ -32,7 +32,10 @@ export class OAuthSession {
   /**
    * Starts the session with the token endpoint's answer to the sign-in (RFC 6749 §5.1): its access
    * token goes on requests at once (and to the other tabs, with `withCrossTabSync()`), its refresh
-   * token into the store, its `expires_in` to `withProactiveRefresh()`.
+   * token into the store, its `expires_in` to `withProactiveRefresh()`. An answer without
+   * `refresh_token` is taken, but nothing can renew it: the session ends when its access token
+   * expires, and `restore()` finds none. Dev mode warns then (ask for `offline_access` with
+   * `prompt=consent`, or turn refresh tokens on for the client at the provider).
    *
    * @throws {OAuthError} `invalid_response` when the answer has no usable `access_token`, a
    *   `token_type` other than `Bearer` (`DPoP` with `withDPoP()`), or an unusable `refresh_token`;

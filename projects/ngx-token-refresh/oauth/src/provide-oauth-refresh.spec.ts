@@ -301,6 +301,35 @@ describe('provideOAuthRefresh', () => {
       expect(session.accessToken()).toBe('at-0');
     });
 
+    it('setTokens warns in dev mode when the sign-in brought no refresh_token, and not for a refresh answer without one', () => {
+      const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+      try {
+        const { httpTesting, session } = setup();
+        session.setTokens(signedIn);
+        expect(warn).not.toHaveBeenCalled();
+        // RFC 6749 §6: a refresh answer may leave the refresh token out, and the one sent stays valid.
+        void TestBed.runInInjectionContext(() => injectTokenRefresh())
+          .refresh()
+          .subscribe();
+        expectRefreshGrant(httpTesting).request.flush(grant('at-1'));
+        expect(session.accessToken()).toBe('at-1');
+        expect(warn).not.toHaveBeenCalled();
+
+        session.setTokens({ ...signedIn, refresh_token: undefined });
+        expect(session.accessToken()).toBe('at-0');
+        expect(warn).toHaveBeenCalledTimes(1);
+        const message = String(warn.mock.calls[0]?.[0]);
+        expect(message).toMatch(
+          /^ngx-token-refresh: OAuthSession\.setTokens\(\) got a token response without refresh_token/,
+        );
+        expect(message).toContain('ends when the access token expires (in 300 s)');
+        expect(message).toContain('restore() (a reload, a new tab) finds no session and returns false');
+        expect(message).toContain('offline_access scope with prompt=consent');
+      } finally {
+        warn.mockRestore();
+      }
+    });
+
     it('with withDPoP(), takes only DPoP-bound tokens (RFC 9449 §5), and without it, only Bearer ones', () => {
       const { session } = setup({}, withNoCrossTabSync(), withDPoP());
       session.setTokens({ ...signedIn, token_type: 'DPoP' });

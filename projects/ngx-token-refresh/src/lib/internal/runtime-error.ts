@@ -30,6 +30,8 @@ export function formatRuntimeError(code: string, explanation: string | false | n
  *   use fetch (the XHR backend there can neither send cookies nor read `Set-Cookie`).
  * - `ServerSessionCookiesWithheld`: `withServerSession()` sent a render's refresh without the
  *   request's cookies, because the refresh URL may not carry a token.
+ * - `NoRefreshToken`: `OAuthSession.setTokens()` got a sign-in's token response without a
+ *   `refresh_token`, so the session cannot outlive its access token.
  */
 export type RuntimeWarningCode =
   | 'UnmanagedOrigin'
@@ -37,7 +39,8 @@ export type RuntimeWarningCode =
   | 'ShortRefreshTimeout'
   | 'CrossTabSyncNotChosen'
   | 'ServerSessionWithoutFetch'
-  | 'ServerSessionCookiesWithheld';
+  | 'ServerSessionCookiesWithheld'
+  | 'NoRefreshToken';
 
 /**
  * Logs a warning in the format of the library's errors. Call it behind
