@@ -18,14 +18,27 @@ export interface CrossTabSyncSettings {
   readonly onlyUnderLock?: boolean;
 }
 
-/** What tabs tell each other on the channel. A token comes with the version it is (see `#version`). */
+/**
+ * What tabs tell each other on the channel. A token comes with the version it is (see `#version`). A
+ * tab without a token `ask`s for one before it refreshes; the tabs that hold a version answer with
+ * their token (`current`, addressed to the asker), or with `null` when they have none to give.
+ */
 type CrossTabMessage =
   | { readonly type: 'token'; readonly token: string; readonly version: number; readonly expiresAt: number | null }
-  | { readonly type: 'signedOut' };
+  | { readonly type: 'signedOut' }
+  | { readonly type: 'ask'; readonly id: string }
+  | {
+      readonly type: 'current';
+      readonly to: string;
+      readonly token: string | null;
+      readonly version: number;
+      readonly expiresAt: number | null;
+    };
 
 /**
- * How long a tab that got the lock waits for the token of a refresh it knows another tab has just
- * finished (the message is on its way) before it refreshes itself.
+ * How long a tab that got the lock waits for a token it knows is on its way (another tab has just
+ * refreshed, or holds a token this tab asked for) before it refreshes itself. Only a tab that cannot
+ * answer (frozen in the background) makes anyone wait that long; a live one answers in milliseconds.
  */
 const MESSAGE_GRACE_MS = 1000;
 
@@ -38,12 +51,20 @@ const MESSAGE_GRACE_MS = 1000;
  *   lock takes it and ends its own refresh without a call; an idle tab takes it too, so its next
  *   requests do not fail first. With `shareToken: false` no token is posted: refreshes are only
  *   serialised, and each tab refreshes for itself (the refresh cookie the previous one rotated).
- * - Tokens are versioned, so an old token never replaces a newer one. A message and the lock travel
- *   by different routes, so the lock can reach the next tab before the message does. To know that
- *   without a message, the tab that refreshed holds a second lock named after the new version
- *   (`<name>:v:<n>`) before it lets go of the refresh lock; the next tab reads the versions held
- *   (`navigator.locks.query()`), and when one is newer than its own, waits for that token instead
- *   of refreshing again. Only names are shared that way, never a token.
+ * - Tokens are versioned, so an old token never replaces a newer one. A version is at least the time
+ *   it was made (ms since the epoch), and above every version the tab knows: so it orders tokens
+ *   across page loads too. A page that signs in again after a redirect, or a reloaded tab, starts with
+ *   no memory of the versions the other tabs saw, and a plain counter would start below them (the
+ *   other tabs would drop its token as an old one).
+ * - Every tab holding a token holds a shared lock named after its version (`<name>:v:<n>`), so the
+ *   versions alive are known without a message (`navigator.locks.query()`; only names are shared that
+ *   way, never a token). The message and the lock travel by different routes, and the refresh lock
+ *   can reach the next tab before the message does: the tab that refreshed holds the new version
+ *   before it lets go of the refresh lock, and the next tab, seeing a version newer than its own,
+ *   waits for that token instead of refreshing again.
+ * - A tab without a token (a new tab, a reload, a page back from a sign-in) asks the tabs holding a
+ *   version for their token before it refreshes, and takes it: opening a tab costs no refresh while
+ *   another tab holds a live token. With none held, it refreshes at once (nobody to wait for).
  * - A sign-out (the application cleared its token) is posted too, and signs every tab out.
  *
  * A tab closed in the middle of a refresh releases its locks (the browser does that), so the next
@@ -61,7 +82,7 @@ export class CrossTabSync implements RefreshCoordinator {
   readonly #versionPrefix: string;
   /** Runs the application's callbacks: a throw is reported, never rethrown. */
   readonly #notify = injectCallbackRunner();
-  /** The version of this tab's token: the newest one it refreshed, received, or saw held at start. */
+  /** The version of this tab's token: the newest one it made, received, or saw held at start. */
   #version = 0;
   /** Set when this tab's versions are known (the ones held when it started). */
   readonly #ready: Promise<void>;
@@ -69,6 +90,10 @@ export class CrossTabSync implements RefreshCoordinator {
   #calling = false;
   /** Lets go of the version lock this tab holds, if any. */
   #releaseVersion: (() => void) | null = null;
+  /** Counts the version locks asked for: only the latest one asked for is kept. */
+  #holds = 0;
+  /** The question this tab has on the channel while it waits for the other tabs' token, if any. */
+  #asking: { readonly id: string; readonly answered: () => void } | null = null;
 
   /**
    * The coordinator of one gate, or `null` where it cannot work: on the server (a Node process has a
@@ -103,10 +128,10 @@ export class CrossTabSync implements RefreshCoordinator {
     this.#channel.onmessage = (event: MessageEvent<unknown>) => this.#receive(event.data);
     // A new tab starts at the newest version held, so it does not wait for a message sent before it
     // existed.
-    this.#ready = this.#latestVersion().then((latest) => void (this.#version = Math.max(this.#version, latest)));
+    this.#ready = this.#versionsHeld().then(({ latest }) => void (this.#version = Math.max(this.#version, latest)));
     inject(DestroyRef).onDestroy(() => {
       this.#channel.close();
-      this.#releaseVersion?.();
+      this.#hold(null);
     });
   }
 
@@ -154,9 +179,12 @@ export class CrossTabSync implements RefreshCoordinator {
   }
 
   announce(token: string | null, expiresAt: number | null): void {
-    if (token === null) this.#post({ type: 'signedOut' });
-    // Shared as a refreshed token is, version lock included: a tab opened later starts from that
-    // version, so its own first token counts as newer here.
+    if (token === null) {
+      // Nothing left to give a tab that asks.
+      this.#hold(null);
+      this.#post({ type: 'signedOut' });
+    }
+    // Shared as a refreshed token is, version lock included.
     else if (this.#settings.shareToken) void this.#share(token, expiresAt);
   }
 
@@ -165,19 +193,41 @@ export class CrossTabSync implements RefreshCoordinator {
     if (subscriber.closed) return;
     if (this.#settings.shareToken) {
       await this.#ready;
-      if ((await this.#latestVersion()) > this.#version) {
-        // Another tab refreshed while this one waited, and its message is not here yet. When it
-        // arrives, the gate takes the token and unsubscribes, which ends this wait.
+      const { latest, holders } = await this.#versionsHeld();
+      const ask = holders > 0 && this.#gate.token() === null;
+      if (ask || latest > this.#version) {
+        // This tab has no token and other tabs hold one: ask them. Or another tab refreshed while
+        // this one waited, and its message is not here yet. When a token arrives, the gate takes it
+        // and unsubscribes, which ends this wait.
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, MESSAGE_GRACE_MS);
-          subscriber.add(() => {
+          const done = () => {
             clearTimeout(timer);
+            this.#asking = null;
             resolve();
-          });
+          };
+          const timer = setTimeout(done, MESSAGE_GRACE_MS);
+          subscriber.add(done);
+          if (ask) this.#ask(holders, done);
         });
       }
     }
     await this.#refresh(refresh, subscriber);
+  }
+
+  /**
+   * Asks the tabs holding a version for their token; `giveUp` when each of the `holders` answered
+   * without one (their tokens were cleared or have expired).
+   */
+  #ask(holders: number, giveUp: () => void): void {
+    let unanswered = holders;
+    const id = Math.random().toString(36).slice(2);
+    this.#asking = {
+      id,
+      answered: () => {
+        if (--unanswered <= 0) giveUp();
+      },
+    };
+    this.#post({ type: 'ask', id });
   }
 
   /** Runs the refresh call and hands its result on, after sharing a new token with the other tabs. */
@@ -200,63 +250,111 @@ export class CrossTabSync implements RefreshCoordinator {
 
   /** Posts a new token (refreshed, or the app's), then holds the lock of its version (see the class comment). */
   async #share(token: string, expiresAt: number | null): Promise<void> {
-    const version = Math.max(this.#version, await this.#latestVersion()) + 1;
+    const { latest } = await this.#versionsHeld();
+    const version = Math.max(Date.now(), this.#version + 1, latest + 1);
     this.#version = version;
     // Tabs share one clock, so the time of expiry travels as it is.
     this.#post({ type: 'token', token, version, expiresAt });
+    await this.#hold(version);
+  }
+
+  /**
+   * Holds the shared lock of `version` (none for `null`) in place of the one held before; resolves
+   * once it is held. Shared: every tab with that token holds it, and it stays held while one does.
+   */
+  #hold(version: number | null): Promise<void> {
+    const serial = ++this.#holds;
     const previous = this.#releaseVersion;
-    await new Promise<void>((granted) => {
+    this.#releaseVersion = null;
+    previous?.();
+    if (version === null) return Promise.resolve();
+    return new Promise<void>((granted) => {
       this.#locks
-        // ifAvailable: a name somebody else holds (a version counted twice) must never block.
-        .request(`${this.#versionPrefix}${version}`, { ifAvailable: true }, (lock) => {
+        // ifAvailable: never wait for a version lock, whatever another script of the origin does.
+        .request(`${this.#versionPrefix}${version}`, { mode: 'shared', ifAvailable: true }, (lock) => {
           granted();
-          return lock ? new Promise<void>((release) => (this.#releaseVersion = release)) : undefined;
+          // A newer version (or none) was asked for meanwhile: let this one go at once.
+          if (!lock || serial !== this.#holds) return undefined;
+          return new Promise<void>((release) => (this.#releaseVersion = release));
         })
         .catch(() => granted());
     });
-    previous?.();
   }
 
-  /** The newest version a tab of this origin holds the lock of; 0 when none. */
-  async #latestVersion(): Promise<number> {
+  /** The newest version a tab of this origin holds the lock of (0 when none), and how many tabs hold one. */
+  async #versionsHeld(): Promise<{ latest: number; holders: number }> {
     let latest = 0;
+    let holders = 0;
     try {
       const { held = [] } = await this.#locks.query();
       for (const { name } of held) {
         if (!name?.startsWith(this.#versionPrefix)) continue;
         const version = Number(name.slice(this.#versionPrefix.length));
-        if (Number.isSafeInteger(version) && version > latest) latest = version;
+        if (!Number.isSafeInteger(version)) continue;
+        holders++;
+        if (version > latest) latest = version;
       }
     } catch {
       // No answer: as if none were held, so this tab refreshes for itself, as without the feature.
     }
-    return latest;
+    // This tab's own lock is no other tab's.
+    if (this.#releaseVersion) holders--;
+    return { latest, holders };
   }
 
   #receive(data: unknown): void {
-    const message = data as Partial<{ type: unknown; token: unknown; version: unknown; expiresAt: unknown }> | null;
+    const message = data as Partial<{
+      type: unknown;
+      token: unknown;
+      version: unknown;
+      expiresAt: unknown;
+      id: unknown;
+      to: unknown;
+    }> | null;
     if (typeof message !== 'object' || message === null) return;
     if (message.type === 'signedOut') {
+      this.#hold(null);
       if (this.#gate.signOut()) this.#notify(this.#settings.onSignedOutElsewhere);
       return;
     }
+    if (!this.#settings.shareToken) return;
+    if (message.type === 'ask') {
+      if (typeof message.id === 'string') this.#answer(message.id);
+      return;
+    }
+    const asking = this.#asking;
+    const answer = message.type === 'current' && asking !== null && message.to === asking.id;
     const { token, version, expiresAt } = message;
-    // Anything else on the channel (another version of this library, a stranger's message) is ignored.
+    // Anything else on the channel (another version of this library, a stranger's message, an answer
+    // to another tab) is ignored. An answer may repeat the version this tab knows: the one held.
     if (
-      message.type !== 'token' ||
-      !this.#settings.shareToken ||
+      !(message.type === 'token' || answer) ||
       !isUsableToken(token) ||
       typeof version !== 'number' ||
       !Number.isSafeInteger(version) ||
-      version <= this.#version
+      (answer ? version < this.#version : version <= this.#version)
     ) {
+      // An answer without a token this tab can take: one fewer to wait for.
+      if (answer) asking.answered();
       return;
     }
     this.#version = version;
+    void this.#hold(version);
     // While this tab's own refresh call runs, the token it brings is newer than this one.
     if (!this.#calling) {
       this.#gate.receive(token, typeof expiresAt === 'number' && Number.isFinite(expiresAt) ? expiresAt : null);
     }
+  }
+
+  /**
+   * Another tab has no token and asks for one: this tab gives its own, unless it is known to have
+   * expired. A tab holding no version stays silent (the asker does not count on it).
+   */
+  #answer(to: string): void {
+    const expiresAt = this.#gate.expiresAt();
+    const token = expiresAt !== null && expiresAt <= Date.now() ? null : this.#gate.token();
+    if (token === null && !this.#releaseVersion) return;
+    this.#post({ type: 'current', to, token, version: this.#version, expiresAt });
   }
 
   #post(message: CrossTabMessage): void {

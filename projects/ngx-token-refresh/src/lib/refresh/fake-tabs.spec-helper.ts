@@ -26,6 +26,7 @@ import { Observable, firstValueFrom } from 'rxjs';
 interface LockRequest {
   readonly name: string;
   readonly client: number;
+  readonly mode: LockMode;
   readonly ifAvailable: boolean;
   readonly callback: (lock: Lock | null) => unknown;
   readonly settle: (outcome: { value?: unknown; error?: unknown }) => void;
@@ -39,8 +40,7 @@ interface FakeChannel {
 }
 
 /**
- * The Web Locks and `BroadcastChannel` of one browser profile, shared by its tabs (exclusive locks
- * only, as the library uses them). Each tab is a client: closing it releases its locks and closes its
+ * The Web Locks (exclusive and shared) and `BroadcastChannel` of one browser profile, shared by its tabs. Each tab is a client: closing it releases its locks and closes its
  * channels, as a browser does.
  */
 export class FakeBrowser {
@@ -50,7 +50,8 @@ export class FakeBrowser {
   readonly posted: unknown[] = [];
   /** Tabs that get no messages now (frozen in the background): what is posted meanwhile is lost to them. */
   readonly muted = new Set<number>();
-  readonly #held = new Map<string, LockRequest>();
+  /** Granted lock requests: one per exclusive name, any number for a shared one. */
+  #held: LockRequest[] = [];
   #pending: LockRequest[] = [];
   readonly #channels = new Set<FakeChannel>();
   /** The client whose APIs `navigator.locks` and `new BroadcastChannel` give out now. */
@@ -125,18 +126,21 @@ export class FakeBrowser {
 
   /** Closes a tab as the browser does: its locks are released and its channels closed. */
   close(client: number): void {
-    for (const [name, request] of this.#held) {
-      if (request.client !== client) continue;
-      this.#held.delete(name);
-      this.#grant(name);
-    }
+    const released = this.#held.filter((request) => request.client === client);
+    this.#held = this.#held.filter((request) => request.client !== client);
     this.#pending = this.#pending.filter((request) => request.client !== client);
+    for (const { name } of released) this.#grant(name);
     for (const channel of this.#channels) if (channel.client === client) this.#channels.delete(channel);
   }
 
-  /** Names of the locks held now. */
+  /** Names of the locks held now (a shared one once per holder). */
   heldNames(): string[] {
-    return [...this.#held.keys()];
+    return this.#held.map(({ name }) => name);
+  }
+
+  /** Whether `request` could be granted now. */
+  #available({ name, mode }: Pick<LockRequest, 'name' | 'mode'>): boolean {
+    return this.#held.every((held) => held.name !== name || (mode === 'shared' && held.mode === 'shared'));
   }
 
   lockManager(client: number): LockManager {
@@ -151,6 +155,7 @@ export class FakeBrowser {
         const entry: LockRequest = {
           name,
           client,
+          mode: options.mode ?? 'exclusive',
           ifAvailable: options.ifAvailable === true,
           callback,
           settle: ({ value, error }) => (error === undefined ? resolve(value) : reject(error)),
@@ -162,7 +167,7 @@ export class FakeBrowser {
           this.#pending = this.#pending.filter((other) => other !== entry);
           reject(new DOMException('aborted', 'AbortError'));
         });
-        if (entry.ifAvailable && this.#held.has(name)) {
+        if (entry.ifAvailable && !this.#available(entry)) {
           queueMicrotask(() => this.#run(entry, null));
           return;
         }
@@ -170,20 +175,20 @@ export class FakeBrowser {
         queueMicrotask(() => this.#grant(name));
       });
     };
-    const query = async () => ({
-      held: [...this.#held.values()].map(({ name, client: id }) => ({ name, mode: 'exclusive', clientId: `${id}` })),
-      pending: this.#pending.map(({ name, client: id }) => ({ name, mode: 'exclusive', clientId: `${id}` })),
-    });
+    const describe = ({ name, mode, client: id }: LockRequest) => ({ name, mode, clientId: `${id}` });
+    const query = async () => ({ held: this.#held.map(describe), pending: this.#pending.map(describe) });
     return { request, query } as unknown as LockManager;
   }
 
+  /** Grants the requests for `name` that wait first in line, as far as they can be held together. */
   #grant(name: string): void {
-    if (this.#held.has(name)) return;
-    const next = this.#pending.find((request) => request.name === name);
-    if (!next) return;
-    this.#pending = this.#pending.filter((request) => request !== next);
-    this.#held.set(name, next);
-    this.#run(next, { name, mode: 'exclusive' } as Lock);
+    for (;;) {
+      const next = this.#pending.find((request) => request.name === name);
+      if (!next || !this.#available(next)) return;
+      this.#pending = this.#pending.filter((request) => request !== next);
+      this.#held.push(next);
+      this.#run(next, { name, mode: next.mode } as Lock);
+    }
   }
 
   #run(entry: LockRequest, lock: Lock | null): void {
@@ -200,8 +205,8 @@ export class FakeBrowser {
   }
 
   #release(entry: LockRequest, lock: Lock | null, outcome: { value?: unknown; error?: unknown }): void {
-    if (lock && this.#held.get(entry.name) === entry) {
-      this.#held.delete(entry.name);
+    if (lock && this.#held.includes(entry)) {
+      this.#held = this.#held.filter((held) => held !== entry);
       this.#grant(entry.name);
     }
     entry.settle(outcome);

@@ -13,6 +13,10 @@ export interface CoordinatedGate {
   receive(token: string, expiresAt: number | null): void;
   /** Another tab signed out: forget the token. Whether this tab had anything to forget. */
   signOut(): boolean;
+  /** This tab's token, for a tab that asks for it; `null` when it has none. */
+  token(): string | null;
+  /** When this tab's token expires (ms since the epoch), if its issuer said. */
+  expiresAt(): number | null;
 }
 
 /**

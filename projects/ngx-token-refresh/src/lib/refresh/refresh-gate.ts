@@ -162,7 +162,12 @@ export class RefreshGate {
     inject(DestroyRef).onDestroy(() => this.#destroy());
     this.#coordinator =
       features.coordinator?.(
-        { receive: (token, expiresAt) => this.#receive(token, expiresAt), signOut: () => this.#signOut() },
+        {
+          receive: (token, expiresAt) => this.#receive(token, expiresAt),
+          signOut: () => this.#signOut(),
+          token: () => this.#current,
+          expiresAt: () => this.#expiresAt,
+        },
         options,
       ) ?? null;
     this.#scheduler =

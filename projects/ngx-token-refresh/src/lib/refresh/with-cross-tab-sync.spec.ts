@@ -247,7 +247,7 @@ describe('withCrossTabSync', () => {
     expect(planned[0]).toBeLessThanOrEqual(Date.now() + 539_000);
   });
 
-  it('a tab opened after a sign-in shares its first refresh with the tab that signed in', async () => {
+  it('a tab opened after a sign-in takes the token of the tab that signed in, without a refresh call', async () => {
     const setup = () => [provideTokenRefresh(FAKE_REFRESH, withCrossTabSync())];
     const first = await openTab(browser, 1, server, setup());
     tabs.push(first);
@@ -255,15 +255,121 @@ describe('withCrossTabSync', () => {
     await pause(5);
     const second = await openTab(browser, 2, server, setup());
     tabs.push(second);
+
+    // The new tab restores its session: it asks the tab that holds a token instead of refreshing.
+    await expect(firstValueFrom(second.state.refresh())).resolves.toBe('token-0');
+
+    expect(server.refreshes).toBe(0);
+    expect(second.events).toEqual(['refreshStarted', 'tokenReceived(waiting)']);
+    await expect(second.get('/a')).resolves.toBe('/a');
+  });
+
+  it('a tab opened later shares its refresh with the tab that signed in, whose sign-in it never heard', async () => {
+    const setup = () => [provideTokenRefresh(FAKE_REFRESH, withCrossTabSync())];
+    const first = await openTab(browser, 1, server, setup());
+    tabs.push(first);
+    first.state.setToken('token-0');
+    await pause(5);
+    const second = await openTab(browser, 2, server, setup());
+    tabs.push(second);
+    second.state.setToken('token-0', { restored: true }); // e.g. from a server render
+    server.expireTokens();
+
+    // Its version must count as newer than the sign-in's, which it never saw.
+    await expect(second.get('/a')).resolves.toBe('/a');
     await pause(5);
 
-    // The new tab restores its session with a refresh: its token must reach the first tab, whose
-    // sign-in it never heard (a version equal to the sign-in's would be taken for an old one).
-    await firstValueFrom(second.state.refresh());
-    await pause(20);
-
-    expect(second.state.token()).toBe('token-1');
+    expect(server.refreshes).toBe(1);
     expect(first.state.token()).toBe('token-1');
+  });
+
+  describe('across page loads (a tab that reloads or leaves for a sign-in page starts from nothing)', () => {
+    /** Opens (or reopens, after close) tab `client`, signed out. */
+    async function load(client: number): Promise<FakeTab> {
+      const tab = await openTab(browser, client, server, [provideTokenRefresh(FAKE_REFRESH, withCrossTabSync())]);
+      tabs.push(tab);
+      return tab;
+    }
+
+    /** Closes tab `tab` as its page unloads. */
+    function unload(tab: FakeTab, client: number): void {
+      tab.app.destroy();
+      browser.close(client);
+    }
+
+    it('a sign-in in a new page of the tab that refreshed last reaches every tab', async () => {
+      const [first, second, third] = await openTabs(3);
+      server.expireTokens();
+      await first.get('/a'); // the first tab refreshes, the others follow
+      await pause(5);
+      first.state.setToken(null); // signs every tab out
+      await pause(5);
+      expect([second.state.token(), third.state.token()]).toEqual([null, null]);
+
+      unload(first, 1); // off to the identity server's sign-in page, and back
+      const back = await load(4);
+      back.state.setToken('token-signed-in-again');
+      await pause(5);
+
+      expect([second.state.token(), third.state.token()]).toEqual(['token-signed-in-again', 'token-signed-in-again']);
+      expect(server.refreshes).toBe(1);
+    });
+
+    it('a reload of the tab that refreshed last takes the live token, and its next refresh reaches every tab', async () => {
+      const [first, second] = await openTabs(2);
+      server.expireTokens();
+      await first.get('/a');
+      await pause(5);
+
+      unload(first, 1);
+      const reloaded = await load(3);
+      await expect(firstValueFrom(reloaded.state.refresh())).resolves.toBe('token-1'); // restores the session
+      expect(server.refreshes).toBe(1);
+
+      server.expireTokens();
+      await reloaded.get('/b');
+      await pause(5);
+
+      expect(server.refreshes).toBe(2);
+      expect(second.state.token()).toBe('token-2');
+      await expect(second.get('/c')).resolves.toBe('/c');
+      expect(server.refreshes).toBe(2);
+    });
+
+    it('a tab opened after every other tab closed refreshes at once, and the next tab takes its token', async () => {
+      const [first] = await openTabs(1);
+      unload(first, 1);
+
+      const alone = await load(2);
+      const started = Date.now();
+      await expect(firstValueFrom(alone.state.refresh())).resolves.toBe('token-1');
+      // Nobody to ask: no wait for an answer (the grace for a silent tab is a second).
+      expect(Date.now() - started).toBeLessThan(500);
+
+      const next = await load(3);
+      await expect(firstValueFrom(next.state.refresh())).resolves.toBe('token-1');
+      expect(server.refreshes).toBe(1);
+    });
+  });
+
+  it('asks in vain without waiting when the tabs holding a version have no token to give', async () => {
+    const [first] = await openTabs(1);
+    first.state.setToken('opaque', { expiresIn: 0.001 }); // expired as far as this tab knows
+    await pause(5);
+    const second = await openTab(browser, 2, server, [provideTokenRefresh(FAKE_REFRESH, withCrossTabSync())]);
+    tabs.push(second);
+
+    const started = Date.now();
+    await expect(firstValueFrom(second.state.refresh())).resolves.toBe('token-1');
+
+    expect(Date.now() - started).toBeLessThan(500);
+    expect(browser.posted.map((message) => (message as { type: string }).type)).toEqual([
+      'token',
+      'token',
+      'ask',
+      'current',
+      'token',
+    ]);
   });
 
   it('ignores whatever else arrives on its channel', async () => {
@@ -279,6 +385,8 @@ describe('withCrossTabSync', () => {
       { type: 'token', token: 'forged', version: Number.MAX_VALUE },
       { type: 'token', token: 'forged', version: -1 },
       { type: 'signedIn', token: 'forged', version: 99 },
+      { type: 'current', to: 'another-tab', token: 'forged', version: Date.now() + 60_000 },
+      { type: 'current', token: 'forged', version: Date.now() + 60_000 },
     ]) {
       browser.postAsStranger('ngx-token-refresh', stranger);
     }
@@ -290,9 +398,10 @@ describe('withCrossTabSync', () => {
 
   it('never lets an older token replace a newer one', async () => {
     const [tab] = await openTabs(1);
-    browser.postAsStranger('ngx-token-refresh', { type: 'token', token: 'newer', version: 10 });
+    const now = Date.now();
+    browser.postAsStranger('ngx-token-refresh', { type: 'token', token: 'newer', version: now + 60_000 });
     await pause(5);
-    browser.postAsStranger('ngx-token-refresh', { type: 'token', token: 'older', version: 9 });
+    browser.postAsStranger('ngx-token-refresh', { type: 'token', token: 'older', version: now + 59_000 });
     await pause(5);
 
     expect(tab.state.token()).toBe('newer');
@@ -409,19 +518,34 @@ describe('withCrossTabSync', () => {
       expect(tabs[1].state.token()).toBeNull();
     });
 
+    it('restores the session of a new tab from a tab that has it, without a refresh call', async () => {
+      await openAuthTabs(1);
+      tabs[0].state.setToken(server.token);
+      await pause(5);
+
+      await openAuthTabs(1);
+      const restored = await firstValueFrom(tabs[1].app.injector.get(AuthClient).restoreSession());
+
+      expect(restored).toBe(true);
+      expect(tabs[1].state.token()).toBe('token-0');
+      expect(server.refreshes).toBe(0);
+    });
+
     it('does not sign the other tabs out when a tab without a session fails to restore one', async () => {
-      const expired = await openAuthTabs(1);
+      // Each tab for itself (no token to take from the first): the second tab's refresh is refused.
+      const features = [withCrossTabSync({ shareToken: false })];
+      const expired = await openAuthTabs(1, features);
       tabs[0].state.setToken(server.token);
       await pause(5);
       server.refreshStatus = 401; // e.g. the cookie of this moment is refused
 
       // A second tab opens; it has no session of its own yet, and its restore attempt is refused.
-      await openAuthTabs(1);
+      await openAuthTabs(1, features);
       const restored = await firstValueFrom(tabs[1].app.injector.get(AuthClient).restoreSession());
       await pause(5);
 
       expect(restored).toBe(false);
-      expect(browser.posted.map((message) => (message as { type: string }).type)).toEqual(['token']);
+      expect(browser.posted).toEqual([]);
       expect(tabs[0].state.token()).toBe('token-0');
       expect(expired[0]).toEqual([]);
     });
