@@ -30,6 +30,13 @@ export function formatRuntimeError(code: string, explanation: string | false | n
  *   use fetch (the XHR backend there can neither send cookies nor read `Set-Cookie`).
  * - `ServerSessionCookiesWithheld`: `withServerSession()` sent a render's refresh without the
  *   request's cookies, because the refresh URL may not carry a token.
+ * - `ServerSessionPrerendered`: `withServerSession()` in a server render without a request
+ *   (prerendering), which always renders signed out.
+ * - `ServerSessionRefreshCookieMissing`: the rendered request has cookies, but none named as
+ *   `refreshCookie` says.
+ * - `ServerSessionPlainHttpPage`: the page is rendered for a plain `http:` URL on a host that is not
+ *   loopback (often a proxy's TLS termination that `@angular/ssr` was not told about), where tokens
+ *   never go.
  * - `NoRefreshToken`: `OAuthSession.setTokens()` got a sign-in's token response without a
  *   `refresh_token`, so the session cannot outlive its access token.
  */
@@ -40,6 +47,9 @@ export type RuntimeWarningCode =
   | 'CrossTabSyncNotChosen'
   | 'ServerSessionWithoutFetch'
   | 'ServerSessionCookiesWithheld'
+  | 'ServerSessionPrerendered'
+  | 'ServerSessionRefreshCookieMissing'
+  | 'ServerSessionPlainHttpPage'
   | 'NoRefreshToken';
 
 /**
