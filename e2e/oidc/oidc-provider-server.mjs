@@ -51,7 +51,7 @@ const HARNESS_CALLBACK = '/__harness/callback';
  *   then keeps every session. Without it, everything lives in memory and a restart forgets it all.
  * @returns {Promise<{ issuer: string, port: number, provider: Provider, stats(): Stats,
  *   resetStats(): void, dropNextRefresh(): void, expireAccessTokens(): number,
- *   signIn(login?: string): Promise<object>, close(): Promise<void> }>}
+ *   signIn(login?: string, options?: { consent?: boolean }): Promise<object>, close(): Promise<void> }>}
  */
 export async function startOidcProvider(options = {}) {
   const {
@@ -91,10 +91,10 @@ export async function startOidcProvider(options = {}) {
     ],
     pkce: { required: () => true },
     scopes: ['openid', 'offline_access'],
-    // Every code exchange gets a refresh token, offline_access or not. (The default issues one only
-    // when the grant holds offline_access, which OpenID Connect grants only with prompt=consent;
-    // without offline_access the refresh token would also end with the provider's browser session.)
-    issueRefreshToken: () => true,
+    // issueRefreshToken is the provider's default, as a real deployment's: a refresh token only when
+    // the grant holds offline_access, which it keeps only when the authorization request also says
+    // prompt=consent (OpenID Connect Core §11). An app that asks for offline_access alone gets no
+    // refresh token, and the tests must see that.
     rotateRefreshToken: true,
     ttl: {
       AccessToken: accessTokenTtl,
@@ -165,8 +165,12 @@ export async function startOidcProvider(options = {}) {
     },
     /** Expires every access token issued so far (their refresh tokens stay valid); returns how many. */
     expireAccessTokens: () => store.expireAccessTokens(),
-    /** The authorization code flow with PKCE over HTTP, as a user in a browser; the token response. */
-    signIn: (login = 'ada') => signIn(issuer, login),
+    /**
+     * The authorization code flow with PKCE over HTTP, as a user in a browser; the token response.
+     * With `{ consent: false }` the request asks for offline_access without prompt=consent, as an app
+     * that forgot it does: the answer then has no refresh token.
+     */
+    signIn: (login = 'ada', { consent = true } = {}) => signIn(issuer, login, consent),
     close: async () => {
       await Promise.all(
         servers.map(
@@ -248,7 +252,8 @@ async function answerHarness(harness, req, res, pathname) {
       return sendJson(res, 200, { expired: harness.expireAccessTokens() });
     case 'POST /__harness/sign-in': {
       const body = await readJson(req);
-      return sendJson(res, 200, await harness.signIn(typeof body.login === 'string' ? body.login : undefined));
+      const login = typeof body.login === 'string' ? body.login : undefined;
+      return sendJson(res, 200, await harness.signIn(login, { consent: body.consent !== false }));
     }
     default:
       return sendJson(res, 404, { error: 'not_found', error_description: `no harness route ${route}` });
@@ -260,8 +265,10 @@ async function answerHarness(harness, req, res, pathname) {
  * request with a PKCE challenge, the devInteractions login form (any login and password) and consent
  * form, each redirect followed with the cookies set so far, then the code exchanged at the token
  * endpoint with the verifier. Each call is a new browser: a new provider session and a new grant.
+ * `consent`: whether the request says prompt=consent, without which the provider drops offline_access
+ * and issues no refresh token.
  */
-async function signIn(issuer, login) {
+async function signIn(issuer, login, consent) {
   const redirectUri = `${issuer}${HARNESS_CALLBACK}`;
   const verifier = randomBytes(32).toString('base64url');
   const state = randomBytes(16).toString('base64url');
@@ -272,7 +279,7 @@ async function signIn(issuer, login) {
     redirect_uri: redirectUri,
     scope: 'openid offline_access',
     // offline_access stays in the grant only with a consent prompt (OpenID Connect Core §11).
-    prompt: 'consent',
+    ...(consent ? { prompt: 'consent' } : {}),
     state,
     code_challenge: createHash('sha256').update(verifier).digest('base64url'),
     code_challenge_method: 'S256',

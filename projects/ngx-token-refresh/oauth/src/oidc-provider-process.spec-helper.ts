@@ -45,6 +45,11 @@ export interface OidcProviderProcess {
   resetStats(): Promise<void>;
   /** The authorization code flow with PKCE, over HTTP, for a new sign-in of `login`. */
   signIn(login?: string): Promise<TokenResponse>;
+  /**
+   * The same sign-in asking for offline_access without prompt=consent, as an app that forgot it: the
+   * provider's default policy drops offline_access, and the answer has no refresh token.
+   */
+  signInWithoutConsent(login?: string): Promise<Omit<TokenResponse, 'refresh_token'> & { refresh_token?: string }>;
   /** The next refresh grant is processed but its answer never arrives. */
   dropNextRefresh(): Promise<void>;
   /** Every access token issued so far expires now; their refresh tokens stay valid. */
@@ -76,6 +81,12 @@ export async function startOidcProviderProcess(settings: OidcProviderSettings): 
     resetStats: async () => void (await call('POST', '/__harness/reset-stats')),
     signIn: async (login = 'ada') => {
       const { status, body } = await call<TokenResponse>('POST', '/__harness/sign-in', JSON.stringify({ login }));
+      if (status !== 200) throw new Error(`sign-in answered ${status}: ${JSON.stringify(body)}`);
+      return body;
+    },
+    signInWithoutConsent: async (login = 'ada') => {
+      const request = JSON.stringify({ login, consent: false });
+      const { status, body } = await call<TokenResponse>('POST', '/__harness/sign-in', request);
       if (status !== 200) throw new Error(`sign-in answered ${status}: ${JSON.stringify(body)}`);
       return body;
     },

@@ -13,12 +13,17 @@ import {
   withCrossTabSync,
   withProactiveRefresh,
 } from 'ngx-token-refresh';
-import { OAuthError, type OAuthRefreshTokenStore, OAuthSession, provideOAuthRefresh } from 'ngx-token-refresh/oauth';
+import {
+  OAuthError,
+  type OAuthRefreshTokenStore,
+  OAuthSession,
+  type OAuthTokenResponse,
+  provideOAuthRefresh,
+} from 'ngx-token-refresh/oauth';
 
 import {
   type OidcProviderProcess,
   type ProviderStats,
-  type TokenResponse,
   startOidcProviderProcess,
 } from './oidc-provider-process.spec-helper';
 
@@ -168,7 +173,8 @@ describe('provideOAuthRefresh against oidc-provider (strict rotation, no grace w
   });
 
   it('refreshes ahead of expiry with the expires_in of the opaque token: no 401 while calls go on', async () => {
-    const app = signedInApp(await provider.signIn(), [withProactiveRefresh({ minInterval: 1000 })]);
+    // The defaults: the least interval between refreshes scales down with these short tokens.
+    const app = signedInApp(await provider.signIn(), [withProactiveRefresh()]);
 
     // Calls go on past the sign-in token's expiry; it is refreshed a quarter of its lifetime ahead.
     const until = Date.now() + (ACCESS_TOKEN_TTL + 0.5) * 1000;
@@ -190,6 +196,29 @@ describe('provideOAuthRefresh against oidc-provider (strict rotation, no grace w
     const [first, afterRefresh] = app.refreshesPlanned();
     expect(first).toBeLessThan(until);
     expect(afterRefresh).toBeGreaterThan(until);
+  });
+
+  it('issues no refresh token to a sign-in without prompt=consent (the default policy): dev mode warns, and the session ends at the first expiry', async () => {
+    expect((await provider.signIn()).refresh_token).toEqual(expect.any(String));
+    const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const tokens = await provider.signInWithoutConsent();
+    // OpenID Connect Core §11: offline_access without a consent prompt is dropped from the grant.
+    expect(tokens.refresh_token).toBeUndefined();
+    expect(tokens.scope).toBe('openid');
+
+    const app = signedInApp(tokens);
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn).toHaveBeenCalledWith(expect.stringContaining('got a token response without refresh_token'));
+    await expect(app.userinfo()).resolves.toEqual({ sub: 'ada' });
+    expect(await app.session.restore()).toBe(true); // the access token is still here
+
+    await provider.expireAccessTokens();
+    const error: unknown = await app.userinfo().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OAuthError);
+    expect(error).toMatchObject({ error: 'no_refresh_token' });
+    // Nothing to renew it with: no grant was tried, and a reload would find no session.
+    await expectStats({ codeGrants: 2, refreshGrants: 0, refreshFailures: {}, userinfo: { ok: 1, unauthorized: 1 } });
+    expect(await app.session.restore()).toBe(false);
   });
 
   describe('a provider restart', () => {
@@ -247,7 +276,7 @@ describe('provideOAuthRefresh against oidc-provider (strict rotation, no grace w
  * The app of a test: HttpClient with the interceptor, provideOAuthRefresh for the provider's token
  * endpoint, signed in with `tokens`. Its refresh-token store remembers every token it was given.
  */
-function signedInApp(tokens: TokenResponse, features: TokenRefreshFeature[] = []) {
+function signedInApp(tokens: OAuthTokenResponse, features: TokenRefreshFeature[] = []) {
   const sessionsExpired: OAuthError[] = [];
   const refreshTokensKept: string[] = [];
   let current: string | null = null;
