@@ -7,12 +7,21 @@ import {
   HttpResponse,
   type HttpResponseBase,
 } from '@angular/common/http';
-import { PLATFORM_ID, REQUEST, RESPONSE_INIT, TransferState, inject, makeStateKey } from '@angular/core';
+import {
+  ApplicationRef,
+  PLATFORM_ID,
+  REQUEST,
+  RESPONSE_INIT,
+  TransferState,
+  inject,
+  makeStateKey,
+} from '@angular/core';
 import { tap, throwError } from 'rxjs';
 
 import { isUsableToken } from '../internal/is-usable-token';
 import { RuntimeError, warnRuntime } from '../internal/runtime-error';
 import { parseJwtClaims } from '../jwt/parse-jwt-claims';
+import { isSecureTokenUrl } from './create-token-url-policy';
 import { RENDER_SESSION, type RenderSession, type RenderSessionFactory, type SessionGate } from './render-session';
 import { TokenRefreshError } from './token-refresh-error';
 import { type TokenRefreshFeature, makeTokenRefreshFeature } from './token-refresh-feature';
@@ -58,6 +67,11 @@ const RENDER_TOKEN = makeStateKey<string | null>('ngx-token-refresh:token');
  *   by untouched, and a refresh asked for (`refresh()`, a guard restoring the session) fails at once
  *   with `TokenRefreshError` `NoSession`, without a request. The browser refreshes after hydration if
  *   it has a session the render did not see.
+ * - **Dev mode names the setups that render signed out without a word**, once each: a prerendered
+ *   page (signed-in routes need `RenderMode.Server` in `app.routes.server.ts`); a request with
+ *   cookies but none named `refreshCookie` (the names it has, never a value); a page rendered for
+ *   plain `http:` on a host that is not loopback, where tokens never go (behind a proxy that ends
+ *   TLS: `@angular/ssr`'s `trustProxyHeaders`).
  *
  * What the app must do: send the refresh with `HttpClient` through the interceptor (as `provideAuth`
  * and the documented `refreshApiCall` do), and set the refresh cookie's `Path` so that page requests
@@ -87,8 +101,13 @@ function createRenderSession(gate: SessionGate, refreshCookie: string | null): R
     return null;
   }
   const request = inject(REQUEST, { optional: true });
-  const cookie = request === null ? null : forwardedCookie(request.headers.get('cookie'), refreshCookie);
+  const header = request?.headers.get('cookie') ?? null;
+  const cookie = request === null ? null : forwardedCookie(header, refreshCookie);
   if (cookie === null) {
+    if (typeof ngDevMode !== 'undefined' && ngDevMode) {
+      if (request === null) warnPrerendered(inject(ApplicationRef));
+      else if (refreshCookie !== null) warnRefreshCookieMissing(header, refreshCookie);
+    }
     // Prerendering, or a request without the refresh cookie (a first visit, a link followed from
     // another site, which sends no SameSite=Strict cookie): there is no session to refresh, and a
     // refresh without one would only be refused, with a Set-Cookie that clears the cookie. The 401s
@@ -96,6 +115,7 @@ function createRenderSession(gate: SessionGate, refreshCookie: string | null): R
     gate.disable();
     return NO_SESSION;
   }
+  if (typeof ngDevMode !== 'undefined' && ngDevMode) warnPlainHttpPage(request?.url);
   if (typeof ngDevMode !== 'undefined' && ngDevMode && !(inject(HttpBackend) instanceof FetchBackend)) {
     warnRuntime(
       'ServerSessionWithoutFetch',
@@ -114,10 +134,7 @@ function createRenderSession(gate: SessionGate, refreshCookie: string | null): R
       if (!allowed) {
         if (typeof ngDevMode !== 'undefined' && ngDevMode && !warned) {
           warned = true;
-          warnRuntime(
-            'ServerSessionCookiesWithheld',
-            `withServerSession(): the refresh request to ${refresh.url} went out without the rendered request's cookies, because tokens may not go there; add its origin to allowedOrigins if it is your API`,
-          );
+          warnCookiesWithheld(refresh.url, request?.url);
         }
         return next(refresh);
       }
@@ -212,4 +229,124 @@ function headersOf(response: ResponseInit): Headers {
   const converted = new Headers(headers);
   (response as { headers?: HeadersInit }).headers = converted;
   return converted;
+}
+
+/**
+ * What dev mode has said once in this process: a server renders each request, and prerendering each
+ * route, in an application of its own, so no injector outlives one page; one notice per process
+ * (per cause) is what keeps a setup mistake from repeating on every page.
+ */
+let shown: Set<string> | undefined;
+
+/** Whether `key` is new to this process (then it is remembered). */
+function firstTime(key: string): boolean {
+  shown ??= new Set();
+  if (shown.has(key)) return false;
+  shown.add(key);
+  return true;
+}
+
+/**
+ * Dev mode: a server render without `REQUEST` is a prerender (`RenderMode.Prerender`, which
+ * `ng new --ssr` gives every route; `ng serve` renders those routes on each visit, `ng build` once)
+ * or a server that provides no request (`CommonEngine`): it has no session, so the page renders
+ * signed out, for everybody. Client-rendered routes (`RenderMode.Client`) never run the app on the
+ * server. Said once the render is stable, and only when a root component was rendered: route
+ * extraction at build and serve time bootstraps the app without one, and is no page.
+ */
+function warnPrerendered(applicationRef: ApplicationRef): void {
+  void applicationRef.whenStable().then(() => {
+    if (applicationRef.components.length === 0 || !firstTime('ServerSessionPrerendered')) return;
+    warnRuntime(
+      'ServerSessionPrerendered',
+      `withServerSession(): this page is rendered on the server without a request (REQUEST is null): ` +
+        `it is prerendered (RenderMode.Prerender, which ng new --ssr gives every route with ` +
+        `{ path: '**', renderMode: RenderMode.Prerender }), so it has no session and renders signed out, ` +
+        `for everybody. Give the routes that show a signed-in user RenderMode.Server in app.routes.server.ts, ` +
+        `e.g. { path: 'account', renderMode: RenderMode.Server }; pages that are the same for everybody may stay ` +
+        `prerendered. (A server that provides no REQUEST, such as CommonEngine, has the same effect: use ` +
+        `AngularNodeAppEngine.) (Shown once.)`,
+    );
+  });
+}
+
+/**
+ * Dev mode: the request has cookies, none of them the named refresh cookie. A signed-out visitor
+ * with other cookies looks the same, so the text says what to check; once per set of names, so
+ * that signing in (a new name among them) is said again.
+ */
+function warnRefreshCookieMissing(header: string | null, refreshCookie: string): void {
+  const names = [
+    ...new Set(
+      (header ?? '')
+        .split(';')
+        .filter((pair) => pair.indexOf('=') > 0)
+        .map((pair) => pair.slice(0, pair.indexOf('=')).trim()),
+    ),
+  ].sort();
+  if (names.length === 0 || !firstTime(`ServerSessionRefreshCookieMissing ${names.join(';')}`)) return;
+  // `__Host-` and `__Secure-` names need https: a server on local http names its cookie without them.
+  const bare = (name: string) => name.replace(/^__(?:Host|Secure)-/i, '').toLowerCase();
+  const lookalike = names.find((name) => bare(name) === bare(refreshCookie));
+  warnRuntime(
+    'ServerSessionRefreshCookieMissing',
+    `withServerSession(): this request has cookies (${names.join(', ')}) but none named ${refreshCookie} ` +
+      `(refreshCookie), so it is rendered signed out. ` +
+      (lookalike === undefined ? '' : `${lookalike} looks like the refresh cookie under another name. `) +
+      `If this browser is signed in, set refreshCookie to the name your server gives the refresh cookie: ` +
+      `names with __Host- or __Secure- need https, so on local http the server names it otherwise ` +
+      `(the reference server with COOKIE_SECURE=false: refreshToken). A cookie whose Path leaves out the ` +
+      `pages (Path=/auth/refresh) never comes with a page request either. (Shown once for these names.)`,
+  );
+}
+
+/** Plain `http:` on a host that is not loopback: a URL no token goes to, whatever `allowedOrigins` says. */
+function plainHttpOrigin(url: string, base?: string): string | null {
+  try {
+    const parsed = new URL(url, base);
+    return parsed.protocol === 'http:' && !isSecureTokenUrl(parsed) ? parsed.origin : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Dev mode: the page's URL, as Node saw the request, is plain http on a host that is not loopback.
+ * The URL policy judges the render's relative URLs (`/api`, `/auth/refresh`) against it, so none
+ * carries a token and no refresh goes out. Behind a proxy that terminates TLS this is most often
+ * `@angular/ssr` not trusting the proxy's `X-Forwarded-Proto` (Angular 22 trusts no `X-Forwarded-*`
+ * header unless told). Once per origin.
+ */
+function warnPlainHttpPage(pageUrl: string | undefined): void {
+  const origin = pageUrl === undefined ? null : plainHttpOrigin(pageUrl);
+  if (origin === null || !firstTime(`ServerSessionPlainHttpPage ${origin}`)) return;
+  warnRuntime(
+    'ServerSessionPlainHttpPage',
+    `withServerSession(): this page is rendered for ${origin}, plain http on a host that is not loopback, ` +
+      `where tokens never go (allowedOrigins cannot change that): the render's requests to it carry no token ` +
+      `and it sends no refresh, so it renders signed out. Behind a proxy that terminates TLS, Node sees http ` +
+      `unless @angular/ssr trusts the proxy's X-Forwarded-Proto: in server.ts, new AngularNodeAppEngine({ ` +
+      `trustProxyHeaders: ['x-forwarded-proto'] }) (or NG_TRUST_PROXY_HEADERS=x-forwarded-proto), with a proxy ` +
+      `that sets it. Without a proxy, serve the app over https, or open it at localhost. (Shown once for this origin.)`,
+  );
+}
+
+/**
+ * Dev mode: the render's refresh went out without the request's cookies, because the URL policy
+ * refused its URL. Plain http to a host that is not loopback is refused whatever `allowedOrigins`
+ * says, so then the text names that cause instead of `allowedOrigins`.
+ */
+function warnCookiesWithheld(refreshUrl: string, pageUrl: string | undefined): void {
+  const plain = plainHttpOrigin(refreshUrl, pageUrl);
+  warnRuntime(
+    'ServerSessionCookiesWithheld',
+    `withServerSession(): the refresh request to ${refreshUrl} went out without the rendered request's cookies, ` +
+      (plain === null
+        ? `because tokens may not go there; add its origin to allowedOrigins if it is your API`
+        : `because it goes to ${plain}, plain http on a host that is not loopback, where tokens never go ` +
+          `(allowedOrigins cannot change that). If that is this page's own origin behind a proxy that terminates ` +
+          `TLS, let @angular/ssr trust the proxy's X-Forwarded-Proto (trustProxyHeaders); if it is an API inside ` +
+          `your network, call it by the URL the browser uses and rewrite that to the internal address in an ` +
+          `interceptor after tokenRefreshInterceptor (README: Server-rendered sessions)`),
+  );
 }
