@@ -7,15 +7,16 @@ import { chromiumLaunchOptions } from './chromium-launch-options.mjs';
 /** Where the oidc-demo build is served. */
 export const APP_PORT = 4320;
 /**
- * The provider whose access tokens live 4 seconds: less than `withProactiveRefresh()`'s least time
- * between refreshes (5 s), so they get no timer and are refreshed on their first 401.
+ * The provider whose access tokens live 4 seconds; the app runs without `withProactiveRefresh()`
+ * against it (`refreshAhead: false` in its config.json), so they are refreshed on their first 401.
  */
 export const REACTIVE_PROVIDER_PORT = 4401;
 /** The provider whose access tokens live 8 seconds: refreshed ahead of expiry (2 s before, a quarter). */
 export const PROACTIVE_PROVIDER_PORT = 4402;
 /**
  * The provider that issues DPoP-bound tokens only and asks for a nonce in every proof (4-second
- * access tokens, refreshed on their 401): the demo runs with `withDPoP()` against it.
+ * access tokens, refreshed on their 401): the demo runs with `withDPoP()` and without
+ * `withProactiveRefresh()` against it.
  */
 export const DPOP_PROVIDER_PORT = 4403;
 

@@ -1,4 +1,4 @@
-import { provideHttpClient, withFetch, withInterceptors } from '@angular/common/http';
+import { provideHttpClient, withInterceptors } from '@angular/common/http';
 import {
   type ApplicationConfig,
   inject,
@@ -16,9 +16,10 @@ import { RefreshActivity } from './refresh-activity';
 
 /**
  * The application's providers, for the provider whose metadata `server` is; with `dpop`, the tokens
- * are bound to a key of this browser (the same key in every tab and after a reload).
+ * are bound to a key of this browser (the same key in every tab and after a reload); with
+ * `refreshAhead`, `withProactiveRefresh()`.
  */
-export function createAppConfig({ server, dpop }: DemoSetup): ApplicationConfig {
+export function createAppConfig({ server, dpop, refreshAhead }: DemoSetup): ApplicationConfig {
   return {
     providers: [
       provideBrowserGlobalErrorListeners(),
@@ -26,7 +27,8 @@ export function createAppConfig({ server, dpop }: DemoSetup): ApplicationConfig 
       provideRouter(routes),
       { provide: AUTHORIZATION_SERVER, useValue: server },
       { provide: USE_DPOP, useValue: dpop },
-      provideHttpClient(withFetch(), withInterceptors([tokenRefreshInterceptor])),
+      // Either backend works in the browser (fetch is Angular 22's default; withFetch() is deprecated there).
+      provideHttpClient(withInterceptors([tokenRefreshInterceptor])),
       provideOAuthRefresh(
         {
           tokenEndpoint: server.token_endpoint ?? '',
@@ -41,7 +43,7 @@ export function createAppConfig({ server, dpop }: DemoSetup): ApplicationConfig 
           onSessionExpired: (error) => inject(RefreshActivity).endedBecause.set(error),
         },
         withCrossTabSync(),
-        withProactiveRefresh(),
+        ...(refreshAhead ? [withProactiveRefresh()] : []),
         ...(dpop ? [withDPoP()] : []),
       ),
       provideAppInitializer(() => {

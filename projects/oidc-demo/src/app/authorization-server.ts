@@ -21,12 +21,18 @@ interface DemoConfig {
   readonly issuer: string;
   /** DPoP-bound tokens; the provider must support DPoP. Default false (Bearer tokens). */
   readonly dpop?: boolean;
+  /**
+   * `withProactiveRefresh()`. Default true; false refreshes on 401s only (the browser tests of that
+   * path turn it off, since it refreshes even 4-second tokens ahead of expiry).
+   */
+  readonly refreshAhead?: boolean;
 }
 
 /** The provider's metadata and how to use it. */
 export interface DemoSetup {
   readonly server: oauth.AuthorizationServer;
   readonly dpop: boolean;
+  readonly refreshAhead: boolean;
 }
 
 /**
@@ -36,13 +42,13 @@ export interface DemoSetup {
 export async function loadDemoSetup(): Promise<DemoSetup> {
   const response = await fetch('config.json');
   if (!response.ok) throw new Error(`config.json: HTTP ${response.status}`);
-  const { issuer, dpop } = (await response.json()) as DemoConfig;
+  const { issuer, dpop, refreshAhead } = (await response.json()) as DemoConfig;
   const issuerUrl = new URL(issuer);
   const server = await oauth.processDiscoveryResponse(
     issuerUrl,
     await oauth.discoveryRequest(issuerUrl, requestOptions(issuerUrl)),
   );
-  return { server, dpop: dpop === true };
+  return { server, dpop: dpop === true, refreshAhead: refreshAhead !== false };
 }
 
 /**

@@ -35,9 +35,12 @@ export class OidcSignIn {
       client_id: CLIENT.client_id,
       redirect_uri: this.#redirectUri(),
       response_type: 'code',
-      // offline_access asks for a refresh token (OpenID Connect Core §11); providers differ (Keycloak
-      // issues one anyway, Auth0 and Okta need it, some also want prompt=consent in the same request).
+      // offline_access asks for a refresh token, and OpenID Connect Core §11 grants it only with
+      // prompt=consent in the same request: without it, oidc-provider's default policy drops the scope
+      // and issues no refresh token (setTokens() then warns in dev mode). Providers differ (Keycloak
+      // issues one anyway, Auth0 and Okta need offline_access); consent is asked for every sign-in.
       scope: 'openid offline_access',
+      prompt: 'consent',
       code_challenge: await oauth.calculatePKCECodeChallenge(pending.codeVerifier),
       code_challenge_method: 'S256',
       state: pending.state,
