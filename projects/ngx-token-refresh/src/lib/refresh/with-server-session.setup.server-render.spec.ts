@@ -142,7 +142,7 @@ describe('withServerSession in dev mode: the setup traps', () => {
       const [page, ...again] = warnings('this page is rendered for');
       expect(again).toEqual([]);
       expect(page).toContain('rendered for http://app.example, plain http on a host that is not loopback');
-      expect(page).toContain("trustProxyHeaders: ['x-forwarded-proto']");
+      expect(page).toContain("trustProxyHeaders: ['x-forwarded-proto', ...]");
       const [withheld] = warnings("went out without the rendered request's cookies");
       expect(withheld).toContain('because it goes to http://app.example, plain http');
       expect(withheld).toContain('trustProxyHeaders');

@@ -326,8 +326,9 @@ function warnPlainHttpPage(pageUrl: string | undefined): void {
       `where tokens never go (allowedOrigins cannot change that): the render's requests to it carry no token ` +
       `and it sends no refresh, so it renders signed out. Behind a proxy that terminates TLS, Node sees http ` +
       `unless @angular/ssr trusts the proxy's X-Forwarded-Proto: in server.ts, new AngularNodeAppEngine({ ` +
-      `trustProxyHeaders: ['x-forwarded-proto'] }) (or NG_TRUST_PROXY_HEADERS=x-forwarded-proto), with a proxy ` +
-      `that sets it. Without a proxy, serve the app over https, or open it at localhost. (Shown once for this origin.)`,
+      `trustProxyHeaders: ['x-forwarded-proto', ...] }) listing every X-Forwarded-* header the proxy sets (or ` +
+      `NG_TRUST_PROXY_HEADERS), with a proxy that sets X-Forwarded-Proto. Without a proxy, serve the app over ` +
+      `https, or open it at localhost. (Shown once for this origin.)`,
   );
 }
 
