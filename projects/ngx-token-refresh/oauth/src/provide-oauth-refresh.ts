@@ -38,7 +38,7 @@ import type { OAuthTokens } from './oauth-token-response';
  * ```ts
  * bootstrapApplication(App, {
  *   providers: [
- *     provideHttpClient(withFetch(), withInterceptors([tokenRefreshInterceptor])),
+ *     provideHttpClient(withInterceptors([tokenRefreshInterceptor])),
  *     provideOAuthRefresh(
  *       {
  *         tokenEndpoint: 'https://id.example.com/oauth/token',
