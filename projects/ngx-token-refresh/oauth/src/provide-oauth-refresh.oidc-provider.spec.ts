@@ -216,6 +216,7 @@ describe('provideOAuthRefresh against oidc-provider (strict rotation, no grace w
     const error: unknown = await app.userinfo().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OAuthError);
     expect(error).toMatchObject({ error: 'no_refresh_token' });
+    expect(app.sessionsExpired).toEqual([error]);
     // Nothing to renew it with: no grant was tried, and a reload would find no session.
     await expectStats({ codeGrants: 2, refreshGrants: 0, refreshFailures: {}, userinfo: { ok: 1, unauthorized: 1 } });
     expect(await app.session.restore()).toBe(false);
