@@ -4,6 +4,15 @@ import { type BrowserContext, type Page, type Request, expect } from '@playwrigh
 // several: the pages of one browser context share the refresh cookie, the Web Locks, the
 // BroadcastChannel and IndexedDB of the origin, as the tabs of one browser window do.
 
+/**
+ * Turns `withProactiveRefresh()` off in every tab of `context` (the showcase's `?proactive=off`, kept
+ * in each tab's sessionStorage), for the tests that watch a 3-second token expire and the refresh that
+ * its 401 starts: ahead of expiry, such a token is refreshed before anyone sees it expire.
+ */
+export async function refreshOnlyOn401(context: BrowserContext): Promise<void> {
+  await context.addInitScript(() => sessionStorage.setItem('showcase.proactive', 'off'));
+}
+
 /** Counts the POST /auth/refresh calls that every tab of `context` sends, from now on. */
 export function countRefreshes(context: BrowserContext): () => number {
   let count = 0;

@@ -6,6 +6,7 @@ import {
   fireEverywhere,
   isRefresh,
   openTabs,
+  refreshOnlyOn401,
   waitForExpiry,
 } from './lab-tabs';
 
@@ -13,6 +14,8 @@ import {
 // playwright.real.config.ts): the pages of one browser context, so they share the refresh cookie, the
 // Web Locks and the BroadcastChannel of the origin, as the tabs of one browser window do. Access
 // tokens expire after 3 seconds; the server accepts a refresh cookie it has just rotated for 30 s.
+
+test.beforeEach(({ context }) => refreshOnlyOn401(context));
 
 const MADE_THE_CALL = 'refreshed (this tab made the call)';
 const TOOK_ANOTHER_TABS_TOKEN = [
@@ -32,7 +35,8 @@ for (const count of [3, 5]) {
       await expect(tab.getByTestId('signed-in-as')).toHaveText('Signed in as ada');
       await expect(tab.getByTestId('cross-tab-sync')).toHaveText('on');
     }
-    test.info().annotations.push({ type: 'refreshes', description: `${refreshes()} for ${count - 1} new tabs` });
+    // Each new tab asked the tab that signed in for its token instead of refreshing with the cookie.
+    expect(refreshes(), `refresh calls for ${count - 1} new tabs`).toBe(0);
   });
 }
 
@@ -170,6 +174,101 @@ test('a refresh answer lost on the way keeps the session: the server still takes
   // The server answered with the live cookie, the one of the lost answer, rather than rotating again.
   expect((await refreshCookie(context)).value).toBe(lost?.cookie);
 });
+
+// Page loads: a tab that reloads, or leaves for a sign-in page and comes back, starts with nothing in
+// memory, and its Web Locks are gone with the page it left.
+test.describe('across page loads', () => {
+  test('a sign-in again through a new page of the tab that refreshed last reaches every tab, with no 401 and no refresh', async ({
+    context,
+  }) => {
+    const [first, ...others] = await openTabs(context, 3);
+    if (!first) throw new Error('no tab');
+    await waitForExpiry([first, ...others]);
+    await first.getByTestId('fire-calls').click(); // the first tab makes the last refresh
+    await expectEveryCallSucceeded([first]);
+    for (const tab of others) await expect(tab.getByTestId('last-refresh')).toHaveText(TOOK_ANOTHER_TABS_TOKEN[1]!);
+    await first.getByTestId('logout').click();
+    for (const tab of others) await expect(tab).toHaveURL(/\/login\?reason=signed-out/);
+    const refreshes = countRefreshes(context);
+    const unauthorized = countStatus(context, 401);
+
+    // A full page load, as on the way back from an identity server's sign-in page.
+    await first.goto('/login');
+    await first.getByTestId('username').fill('ada');
+    await first.getByTestId('password').fill('lovelace');
+    await first.getByTestId('login-submit').click();
+    await expect(first).toHaveURL(/\/lab$/);
+
+    // The other tabs take the new token and leave the sign-in page on their own.
+    for (const tab of others) {
+      await expect(tab).toHaveURL(/\/lab$/, { timeout: 2_000 });
+      await expect(tab.getByTestId('signed-in-as')).toHaveText('Signed in as ada');
+    }
+    await fireEverywhere(others);
+    await expectEveryCallSucceeded(others);
+    expect(refreshes(), 'refresh calls').toBe(0);
+    expect(unauthorized(), '401 answers').toBe(0);
+  });
+
+  test('a reload of the tab that refreshed last takes the live token, and its next refresh reaches every tab', async ({
+    context,
+  }) => {
+    const tabs = await openTabs(context, 3);
+    const [first, ...others] = tabs;
+    if (!first) throw new Error('no tab');
+    await waitForExpiry(tabs);
+    await first.getByTestId('fire-calls').click();
+    await expectEveryCallSucceeded([first]);
+    const refreshes = countRefreshes(context);
+
+    await first.reload();
+    await expect(first.getByTestId('signed-in-as')).toHaveText('Signed in as ada');
+    expect(refreshes(), 'refresh calls for the reload').toBe(0);
+
+    await waitForExpiry(tabs);
+    await first.getByTestId('fire-calls').click();
+    await expectEveryCallSucceeded([first]);
+    for (const tab of others) await expect(tab.getByTestId('last-refresh')).toHaveText(TOOK_ANOTHER_TABS_TOKEN[1]!);
+    const unauthorized = countStatus(context, 401);
+    await fireEverywhere(others);
+
+    await expectEveryCallSucceeded(others);
+    expect(refreshes(), 'refresh calls for the reload and one expiry').toBe(1);
+    expect(unauthorized(), '401 answers in the tabs that took the token').toBe(0);
+  });
+
+  test('a tab opened after every other tab closed restores the session with one refresh, and the next tab takes its token', async ({
+    context,
+  }) => {
+    const tabs = await openTabs(context, 2);
+    for (const tab of tabs) await tab.close();
+    const refreshes = countRefreshes(context);
+
+    const alone = await context.newPage();
+    await alone.goto('/lab');
+    await expect(alone.getByTestId('signed-in-as')).toHaveText('Signed in as ada');
+    expect(refreshes(), 'refresh calls with no other tab').toBe(1);
+
+    const next = await context.newPage();
+    await next.goto('/lab');
+    await expect(next.getByTestId('signed-in-as')).toHaveText('Signed in as ada');
+    expect(refreshes(), 'refresh calls for the second tab').toBe(1);
+
+    await waitForExpiry([alone, next]);
+    await fireEverywhere([alone, next]);
+    await expectEveryCallSucceeded([alone, next]);
+    expect(refreshes(), 'refresh calls after one expiry').toBe(2);
+  });
+});
+
+/** Counts the answers with `status` that every tab of `context` gets, from now on. */
+function countStatus(context: BrowserContext, status: number): () => number {
+  let count = 0;
+  context.on('response', (response) => {
+    if (response.status() === status) count++;
+  });
+  return () => count;
+}
 
 /** The browser's refresh cookie. */
 async function refreshCookie(context: BrowserContext): Promise<Cookie> {

@@ -1,8 +1,13 @@
 import { type Page, type Request, expect, test } from '@playwright/test';
 
+import { refreshOnlyOn401 } from './lab-tabs';
+
 // The showcase's `real` build against the reference server (see playwright.real.config.ts): real
 // JWTs that expire after 3 seconds, a real HttpOnly refresh cookie, a real database. What the page
 // shows is checked against what the browser actually sent and received.
+
+// These tests watch a 3-second token expire and the refresh its 401 starts.
+test.beforeEach(({ context }) => refreshOnlyOn401(context));
 
 test('login sets a refresh cookie that page scripts cannot read', async ({ page, context }) => {
   await signIn(page);

@@ -1,4 +1,5 @@
 import { ChangeDetectionStrategy, Component, inject, input, signal } from '@angular/core';
+import { takeUntilDestroyed } from '@angular/core/rxjs-interop';
 import { NonNullableFormBuilder, ReactiveFormsModule, Validators } from '@angular/forms';
 import { MatButtonModule } from '@angular/material/button';
 import { MatCardModule } from '@angular/material/card';
@@ -6,6 +7,7 @@ import { MatFormFieldModule } from '@angular/material/form-field';
 import { MatInputModule } from '@angular/material/input';
 import { MatProgressBarModule } from '@angular/material/progress-bar';
 import { Router } from '@angular/router';
+import { injectTokenRefresh } from 'ngx-token-refresh';
 import { type ApiError, AuthClient, safeReturnUrl } from 'ngx-token-refresh/client';
 
 import { DemoServerState } from '../backend/demo-server-state';
@@ -195,6 +197,15 @@ export class LoginPage {
   });
   protected readonly busy = signal(false);
   protected readonly error = signal<string | null>(null);
+
+  constructor() {
+    // Signed in in another tab (withCrossTabSync shares the token): this tab follows, to where it was going.
+    injectTokenRefresh()
+      .events.pipe(takeUntilDestroyed())
+      .subscribe((event) => {
+        if (event.type === 'tokenReceived') void this.router.navigateByUrl(safeReturnUrl(this.returnUrl(), '/lab'));
+      });
+  }
 
   protected use(username: string, password: string): void {
     this.form.setValue({ username, password });
