@@ -70,6 +70,13 @@ export class DPoPTransport implements TokenTransport {
     return context.has(DPOP_PROOF) && context.get(DPOP_PROOF) ? this.#send(request, null, next, true) : next(request);
   }
 
+  async share(token: string): Promise<void> {
+    // The key this tab signs `token` with (the one it is bound to), stored for the tab that asked:
+    // after the site's data was cleared, that tab made a key of its own, which the session does not know.
+    await this.#keyFor(token).catch(() => undefined);
+    await this.#keys.keep();
+  }
+
   /** Signs and sends `request`; `answerChallenge`: a nonce challenge may still be answered once. */
   #send(
     request: HttpRequest<unknown>,

@@ -319,7 +319,7 @@ export class CrossTabSync implements RefreshCoordinator {
     }
     if (!this.#settings.shareToken) return;
     if (message.type === 'ask') {
-      if (typeof message.id === 'string') this.#answer(message.id);
+      if (typeof message.id === 'string') void this.#answer(message.id);
       return;
     }
     const asking = this.#asking;
@@ -350,11 +350,16 @@ export class CrossTabSync implements RefreshCoordinator {
    * Another tab has no token and asks for one: this tab gives its own, unless it is known to have
    * expired. A tab holding no version stays silent (the asker does not count on it).
    */
-  #answer(to: string): void {
-    const expiresAt = this.#gate.expiresAt();
-    const token = expiresAt !== null && expiresAt <= Date.now() ? null : this.#gate.token();
+  async #answer(to: string): Promise<void> {
+    const usable = () => {
+      const expiresAt = this.#gate.expiresAt();
+      return expiresAt !== null && expiresAt <= Date.now() ? null : this.#gate.token();
+    };
+    const token = usable();
     if (token === null && !this.#releaseVersion) return;
-    this.#post({ type: 'current', to, token, version: this.#version, expiresAt });
+    if (token !== null) await this.#gate.beforeSharing(token);
+    // Read again: the token may have changed meanwhile (a refresh, a sign-out).
+    this.#post({ type: 'current', to, token: usable(), version: this.#version, expiresAt: this.#gate.expiresAt() });
   }
 
   #post(message: CrossTabMessage): void {

@@ -17,6 +17,8 @@ export interface CoordinatedGate {
   token(): string | null;
   /** When this tab's token expires (ms since the epoch), if its issuer said. */
   expiresAt(): number | null;
+  /** Before `token` goes to a tab that asked for it: what that tab needs to use it is put in place. */
+  beforeSharing(token: string): Promise<void>;
 }
 
 /**

@@ -167,6 +167,7 @@ export class RefreshGate {
           signOut: () => this.#signOut(),
           token: () => this.#current,
           expiresAt: () => this.#expiresAt,
+          beforeSharing: (token) => this.#transport?.share(token) ?? Promise.resolve(),
         },
         options,
       ) ?? null;

@@ -28,6 +28,11 @@ export interface TokenTransport {
    * token): a marked one, or one that asks for a proof, as `send` or `sendRefresh` do; any other as it came.
    */
   sendSkipped(request: HttpRequest<unknown>, next: HttpHandlerFn): Observable<HttpEvent<unknown>>;
+  /**
+   * Before this tab hands `token` to a tab that asked for it: puts in place what that tab needs to
+   * use it (the key the token is bound to, where the tabs look for it). Never fails.
+   */
+  share(token: string): Promise<void>;
 }
 
 /** Makes the transport of a gate, in the gate's injection context. */
