@@ -201,6 +201,20 @@ describe('provideOAuthRefresh in several tabs', () => {
     expect(idp.reuse).toBe(0);
   });
 
+  it("with the 'local' store, a tab opened later restores from a live tab's access token, without a grant", async () => {
+    const [a] = await open(1, { refreshTokenStore: 'local' });
+    a!.session.setTokens(idp.signIn());
+    await pause(10);
+    const b = await openTab(browser, 2, idp, { refreshTokenStore: 'local' });
+    tabs.push(b);
+
+    await expect(b.session.restore()).resolves.toBe(true);
+
+    expect(b.state.token()).toBe('at-1');
+    expect(idp.grants).toEqual([]);
+    expect(await settle(b.get('/api'))).toBe('ok');
+  });
+
   it("never refreshes without the lock with the 'local' store: a tab that waits past refreshTimeout keeps its session, and no token is sent twice", async () => {
     const [a, b] = await open(2, { refreshTokenStore: 'local', refreshTimeout: 300 });
     a!.session.setTokens(idp.signIn());
