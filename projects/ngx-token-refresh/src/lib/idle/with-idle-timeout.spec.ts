@@ -121,6 +121,19 @@ describe('withIdleTimeout', () => {
     expect(timeouts).toEqual([1]);
   });
 
+  it('caps warnBefore at half of idle: { idle: 60 s, warnBefore: 60 s } warns after 30 s, for the last 30 s', async () => {
+    const tab = await open({ idle: 60_000, warnBefore: 60_000 });
+    tab.state.setToken('token-0');
+
+    await advance(30_000 - 1);
+    expect(tab.idle.state()).toBe('active');
+    await advance(1);
+    expect(tab.idle.state()).toBe('warning');
+    expect(tab.idle.remaining()).toBe(30_000);
+    await advance(30_000);
+    expect(tab.idle.state()).toBe('timedOut');
+  });
+
   it('counts activity in any tab for every tab: with clicks in one tab only, neither signs out', async () => {
     const [first, second] = [await open(), await open()];
     first.state.setToken('token-0');

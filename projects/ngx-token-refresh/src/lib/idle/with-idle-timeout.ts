@@ -16,7 +16,10 @@ export interface IdleTimeoutOptions {
   readonly idle: number;
   /**
    * How long before the end the `warning` state begins, in milliseconds, for a dialog ("You will be
-   * signed out in 60 s"). Default: `60_000`, and never more than half of `idle`.
+   * signed out in 60 s"). Default: `60_000`. Capped at half of `idle`: a larger value counts as
+   * `idle / 2` (`{ idle: 60_000, warnBefore: 60_000 }` warns after 30 s, for the last 30 s).
+   *
+   * @example warnBefore: 2 * 60_000
    */
   readonly warnBefore?: number;
   /**
