@@ -20,6 +20,12 @@ describe('the code blocks of the READMEs', () => {
     expect(first?.notCompiled).toBe(false);
   });
 
+  // A block users paste must work pasted as it is: its imports included (a fragment would get the
+  // helper's prelude and compile here, yet fail in the user's file).
+  it('has every compiled block as a complete file, imports included', () => {
+    expect(compiled.filter((block) => !block.isFile).map((block) => block.where)).toEqual([]);
+  });
+
   it.each(compiled.map((block) => [block.where, block] as const))('%s compiles', (where) => {
     expect(diagnostics.get(where)).toEqual([]);
   });
