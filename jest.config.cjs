@@ -29,6 +29,9 @@ const shared = {
 
 /** @type {import('jest').Config} */
 module.exports = {
+  // Every core: Jest's default leaves one for itself, which on a 2-core CI machine means one worker,
+  // while the parent process mostly waits.
+  maxWorkers: '100%',
   projects: [
     {
       ...shared,

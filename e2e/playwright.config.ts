@@ -12,7 +12,9 @@ export default defineConfig({
   outputDir: '../test-results',
   timeout: 60_000,
   expect: { timeout: 15_000 },
-  workers: 1,
+  // Each test's page runs its own in-memory backend: nothing is shared, and two at once use both cores.
+  workers: 2,
+  fullyParallel: true,
   retries: 0,
   forbidOnly: !!process.env['CI'],
   reporter: [['list'], ['html', { open: 'never', outputFolder: '../playwright-report' }]],

@@ -229,10 +229,11 @@ test('the key gone (the site data cleared): a new tab takes the open tab’s ses
   const secondSent = recordRequests(second);
   await second.goto('/lab');
   await expect(second.getByTestId('signed-in-as')).toHaveText('Signed in as ada');
+  expect(refreshes(), 'refresh calls to open the new tab').toBe(0);
+  // (Under load the 3-second token may expire meanwhile: a refresh then, with the session's key, is accepted.)
   for (const tab of [first, second]) await tab.getByTestId('fire-calls').click();
   await expectEveryCallSucceeded([first, second]);
 
-  expect(refreshes(), 'refresh calls').toBe(0);
   const apiCalls = secondSent.filter((entry) => entry.url.pathname.startsWith('/api/'));
   expect(apiCalls.length).toBeGreaterThanOrEqual(10);
   for (const entry of apiCalls) expect(keyOf(entry.headers['dpop'])).toBe(oldKey);
