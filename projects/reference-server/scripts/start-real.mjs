@@ -1,13 +1,16 @@
 // `npm run start:real`: the showcase against the reference server, in development. Starts the built
 // server (dist/main.js, see `npm run build:server`) on 127.0.0.1:3000 with the embedded database,
 // waits until it answers, then runs `ng serve showcase -c real`, whose proxy (projects/showcase/
-// proxy.real.json) forwards /auth and /api to it: one origin, http://localhost:4200. Ctrl+C stops
-// both; so does either one ending.
+// proxy.real.mjs) forwards /auth and /api to it: one origin, http://localhost:4200. SERVER_PORT and
+// PORT move them (`SERVER_PORT=3001 PORT=4201 npm run start:real`). Ctrl+C stops both; so does
+// either one ending.
 //
 // Made to show the mechanism within a minute, as the in-memory showcase does: access tokens live
 // 30 seconds (ACCESS_TOKEN_TTL_SECONDS, unless set), and the server offers the auth lab's "Expire
 // access token now" (DEV_LAB_ROUTES=true, development only). The server's JSON log goes to a file,
-// so it does not bury ng serve's output; its warnings and errors are also printed here, one line each.
+// so it does not bury ng serve's output; its warnings and errors are also printed here, one line each,
+// except the two about settings this script chose for development (no JWT_SECRET, COOKIE_SECURE=false):
+// the first line printed here says what they mean instead.
 //
 // `npm run start:real -- --dpop`: DPoP (RFC 9449) end to end: the server with DPOP=required, and the
 // showcase's `real-dpop` build, which signs every call with `withDPoP()` and whose auth lab shows the
@@ -21,10 +24,16 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
-const serverUrl = 'http://127.0.0.1:3000';
+const serverPort = port('SERVER_PORT', 3000);
+const pagePort = port('PORT', 4200);
+const serverUrl = `http://127.0.0.1:${serverPort}`;
 const logFile = join(root, 'test-results', 'start-real', 'server.log');
 const accessTokenTtl = process.env.ACCESS_TOKEN_TTL_SECONDS ?? '30';
 const dpop = process.argv.includes('--dpop');
+// The dev server is plain HTTP; browsers other than Chrome and Firefox drop a Secure cookie there.
+const cookieSecure = process.env.COOKIE_SECURE ?? 'false';
+// No JWT_SECRET: the server makes a signing key at each start.
+const randomKey = !process.env.JWT_SECRET;
 
 mkdirSync(join(root, 'test-results', 'start-real'), { recursive: true });
 const log = createWriteStream(logFile, { flags: 'w' });
@@ -35,11 +44,10 @@ const server = spawn(process.execPath, ['projects/reference-server/dist/main.js'
     ...process.env,
     // A development server, whatever NODE_ENV the shell has: production refuses the plain-HTTP cookie below.
     NODE_ENV: 'development',
-    // Where proxy.real.json points.
-    PORT: '3000',
+    // Where proxy.real.mjs points (it reads SERVER_PORT too).
+    PORT: String(serverPort),
     HOST: '127.0.0.1',
-    // The dev server is plain HTTP; browsers other than Chrome and Firefox drop a Secure cookie there.
-    COOKIE_SECURE: process.env.COOKIE_SECURE ?? 'false',
+    COOKIE_SECURE: cookieSecure,
     // Nor does it speak HTTPS, whatever NODE_ENV says.
     HTTPS_ONLY: process.env.HTTPS_ONLY ?? 'false',
     // Short enough to watch a token expire and be refreshed; the production default is 15 minutes.
@@ -61,6 +69,14 @@ console.log(
   `[server] ${serverUrl}: access tokens live ${accessTokenTtl} s, the auth lab can expire them; ` +
     `${dpop ? 'DPoP required; ' : ''}full log in ${logFile} (warnings and errors also here)`,
 );
+// What the server warns about at every start in this setup, said once here as what it means.
+const development = [
+  randomKey
+    ? 'tokens signed with a key made at start-up (a restart signs everyone out; set JWT_SECRET to keep it)'
+    : '',
+  cookieSecure === 'false' ? 'the refresh cookie without Secure, since the dev server is plain HTTP' : '',
+].filter(Boolean);
+if (development.length > 0) console.log(`[server] for development: ${development.join('; ')}`);
 let ng = null;
 let stopping = false;
 
@@ -78,10 +94,19 @@ for (let attempt = 0; attempt < 240 && !stopping && !(await answers(serverUrl));
 if (!stopping) {
   ng = spawn(
     process.execPath,
-    ['node_modules/@angular/cli/bin/ng.js', 'serve', 'showcase', '-c', dpop ? 'real-dpop' : 'real'],
+    [
+      'node_modules/@angular/cli/bin/ng.js',
+      'serve',
+      'showcase',
+      '-c',
+      dpop ? 'real-dpop' : 'real',
+      '--port',
+      String(pagePort),
+    ],
     {
       cwd: root,
       stdio: 'inherit',
+      env: { ...process.env, SERVER_PORT: String(serverPort) },
     },
   );
   ng.on('exit', (code) => stop(code ?? 0));
@@ -101,10 +126,29 @@ function summarize(line) {
   }
   if (typeof entry !== 'object' || entry === null || typeof entry.level !== 'number') return line;
   if (entry.level < 40) return null;
+  if (entry.level === 40 && expectedWarning(String(entry.msg ?? ''))) return null;
   const level = entry.level >= 50 ? 'ERROR' : 'WARN';
   const request = entry.req ? ` (${entry.req.method} ${entry.req.url})` : '';
   const error = entry.err?.message && entry.err.message !== entry.msg ? `: ${entry.err.message}` : '';
   return `${level} ${entry.msg ?? ''}${request}${error}`;
+}
+
+/** The server's warnings about the development settings announced at start (they stay in the log file). */
+function expectedWarning(message) {
+  return (
+    (randomKey && message.startsWith('JWT_SECRET is not set')) ||
+    (cookieSecure === 'false' && message.startsWith('COOKIE_SECURE=false'))
+  );
+}
+
+/** The port in the environment variable `name`, or `fallback`; exits with a message if it is no port. */
+function port(name, fallback) {
+  const text = process.env[name]?.trim();
+  if (!text) return fallback;
+  const value = Number(text);
+  if (Number.isInteger(value) && value > 0 && value < 65536) return value;
+  console.error(`start:real: ${name} must be a TCP port (1 to 65535), got ${JSON.stringify(text)}`);
+  process.exit(1);
 }
 
 /** Whether anything answers HTTP at `url` (a 401 from the users API counts). */
