@@ -122,8 +122,13 @@ export class LabLog {
       )
       .reverse();
   });
-  /** When the lab made the backend reject the current token (its "expire now"), if it did. */
-  private expiredByLabAt: number | null = null;
+  private readonly expiredByLabAt = signal<number | null>(null);
+  /**
+   * When the lab made the backend reject the token in hand (its "expire now"), until a refresh or
+   * another tab replaces it; `null` otherwise. The next call meets a 401 and refreshes, ahead of any
+   * refresh planned for the token's own expiry.
+   */
+  readonly tokenExpiredByLabAt = this.expiredByLabAt.asReadonly();
   private readonly due = signal<number | null>(null);
   /**
    * When the next refresh ahead of expiry is due (ms since the epoch, this device's clock), from
@@ -180,7 +185,7 @@ export class LabLog {
           // Cross-tab sync: another tab's refresh ended this tab's wait, without a call of its own;
           // or this tab was idle, and its next calls carry that token.
           if (!event.waiting) {
-            this.expiredByLabAt = null;
+            this.expiredByLabAt.set(null);
             return this.addRefresh('another tab refreshed', 'token from another tab');
           }
           this.endRefresh('token from another tab', false);
@@ -201,7 +206,7 @@ export class LabLog {
     this.refreshesInBurst.set(0);
     const token = this.token();
     const exp = Number(parseJwtClaims(token)?.['exp']) * 1000;
-    const expiries = [this.expiredByLabAt, Number.isFinite(exp) ? exp : null].filter((at) => at !== null);
+    const expiries = [this.expiredByLabAt(), Number.isFinite(exp) ? exp : null].filter((at) => at !== null);
     this.currentBurst.set({
       startedAt: Date.now(),
       tokenExpiresAt: token === null || expiries.length === 0 ? null : Math.min(...expiries),
@@ -215,7 +220,7 @@ export class LabLog {
    * the token's expiry there (until the token is replaced).
    */
   tokenExpiredByLab(): void {
-    this.expiredByLabAt = Date.now();
+    this.expiredByLabAt.set(Date.now());
   }
 
   /** Adds a step to call `id` (0, a request that is no lab call, is ignored). */
@@ -272,7 +277,7 @@ export class LabLog {
       ),
     );
     // A new token (or none): the lab's "expire now" was about the old one.
-    if (outcome !== 'failed, token kept') this.expiredByLabAt = null;
+    if (outcome !== 'failed, token kept') this.expiredByLabAt.set(null);
     if (call && this.entries().some((entry) => entry.outcome === 'pending')) {
       this.refreshesInBurst.update((count) => count + 1);
     }

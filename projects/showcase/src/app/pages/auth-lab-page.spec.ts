@@ -56,7 +56,7 @@ describe('AuthLabPage', () => {
     expect(document.querySelectorAll('[data-testid="refresh-bar"]')).toHaveLength(1);
   });
 
-  it('shows proactive refresh on, the next refresh due about 22 s after sign-in (a 30 s token), and each refresh’s cause', async () => {
+  it('shows proactive refresh on, the next refresh due about 22 s after sign-in (a 30 s token), "with the next call" once the lab expired the token, and each refresh’s cause', async () => {
     const harness = await setupShowcase();
     await signIn();
     await harness.navigateByUrl('/lab');
@@ -70,20 +70,31 @@ describe('AuthLabPage', () => {
     expect(document.querySelectorAll('[data-testid="refresh-row"]')).toHaveLength(0);
 
     byTestId('expire-token')?.click();
+    harness.detectChanges();
+    // Not the countdown to the planned refresh: the server refuses the token now.
+    expect(byTestId('next-refresh')?.textContent?.trim()).toBe('with the next call');
+    expect(byTestId('next-refresh-reason')?.textContent).toContain('the lab expired the token');
+
     byTestId('fire-calls')?.click();
     await settle(harness);
 
     expect(refreshRows()).toEqual(['after a 401 · refreshed']);
+    expect(byTestId('next-refresh-reason')).toBeNull();
     expect(byTestId('burst-refresh-count')?.textContent?.trim()).toBe('1');
     expect(byTestId('next-refresh')?.textContent?.trim()).toMatch(/^in (2[0-3]) s \(.+\)$/);
   });
 
-  it('with the refresh token revoked, returns to the login page, which says that the session has ended', async () => {
+  it('says at once that the refresh token is revoked; at the next refresh returns to the login page, which says that the session has ended', async () => {
     const harness = await setupShowcase();
     await signIn();
     await harness.navigateByUrl('/lab');
     await settle(harness);
+    expect(byTestId('revoke-note')).toBeNull();
     byTestId('revoke-refresh')?.click();
+    harness.detectChanges();
+    const note = byTestId('revoke-note');
+    expect(note?.textContent).toContain('Refresh token revoked: the next refresh fails and ends the session');
+    expect(note?.parentElement?.getAttribute('role')).toBe('status');
     byTestId('expire-token')?.click();
 
     byTestId('fire-calls')?.click();

@@ -68,6 +68,15 @@ import { LabWiringPanel } from './lab-wiring-panel';
                   </button>
                 }
               </div>
+              <!-- Always there, so that screen readers announce what appears in it. -->
+              <div role="status">
+                @if (revokedNote()) {
+                  <p data-testid="revoke-note">
+                    Refresh token revoked: the next refresh fails and ends the session. Expire the access token and fire
+                    a burst to see it, or wait for the token to run out.
+                  </p>
+                }
+              </div>
               @if (expireFailed()) {
                 <p class="error-text" role="alert" data-testid="expire-error">
                   The server did not expire the token: it offers this only in development (DEV_LAB_ROUTES=true, as npm
@@ -216,6 +225,12 @@ export class AuthLabPage {
     return token !== null && this.expiredByLab()?.token === token;
   });
   protected readonly expireFailed = signal(false);
+  /** The access token in hand when the lab revoked the refresh token: the note stays until it changes. */
+  private readonly revokedWith = signal<string | null>(null);
+  protected readonly revokedNote = computed(() => {
+    const token = this.auth.accessToken();
+    return token !== null && token === this.revokedWith();
+  });
   protected readonly remainingText = computed(() => {
     const token = this.auth.accessToken();
     const expiresAt = this.auth.expiresAt();
@@ -265,6 +280,7 @@ export class AuthLabPage {
 
   protected revoke(): void {
     this.server?.revokeRefreshToken();
+    this.revokedWith.set(this.auth.accessToken());
   }
 
   /** Fires `count` calls at once, each tagged with its number so its timeline can be drawn. */

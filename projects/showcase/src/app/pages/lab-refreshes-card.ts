@@ -28,7 +28,15 @@ import { LAB_PROACTIVE } from '../lab/lab-proactive';
             (reloads this tab{{ inMemory ? ', which signs out: the in-memory server starts afresh' : '' }})
           </span>
         </p>
-        @if (proactive) {
+        @if (proactive && log.tokenExpiredByLabAt() !== null) {
+          <!-- The refresh planned for the token's own expiry is still ahead, but the server refuses it now. -->
+          <p>
+            Next refresh: <strong data-testid="next-refresh">with the next call</strong>
+            <span class="muted" data-testid="next-refresh-reason">
+              (the lab expired the token: the server answers the next call with 401, which refreshes it)
+            </span>
+          </p>
+        } @else if (proactive) {
           <p>
             Next refresh due:
             <strong data-testid="next-refresh">{{ nextRefreshText() }}</strong>
