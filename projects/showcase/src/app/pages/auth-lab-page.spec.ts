@@ -186,6 +186,20 @@ describe('AuthLabPage against a real server (no backend switches)', () => {
     const { harness, httpTesting } = await openLabAgainstServer();
     expect(byTestId('cross-tab-sync')?.textContent?.trim()).toBe('on');
     expect(byTestId('reuse-interval')?.textContent?.trim()).toBe(`${REFRESH_TOKEN_REUSE_INTERVAL_SECONDS} s`);
+    // The variable's name may break on a phone only after an underscore.
+    const variable = byTestId('reuse-interval-variable');
+    expect(variable?.textContent).toBe('REFRESH_TOKEN_REUSE_INTERVAL_SECONDS');
+    expect([...(variable?.childNodes ?? [])].map((node) => node.textContent || node.nodeName)).toEqual([
+      'REFRESH_',
+      'WBR',
+      'TOKEN_',
+      'WBR',
+      'REUSE_',
+      'WBR',
+      'INTERVAL_',
+      'WBR',
+      'SECONDS',
+    ]);
     expect(byTestId('last-refresh')?.textContent?.trim()).toBe('none since this page opened');
 
     // The server cannot answer the refresh (a 503): the calls fail, the session stays.
