@@ -212,6 +212,70 @@ test('auth lab timeline: ten queued calls wait on one refresh bar, and repeat af
   await expect(page.locator('.mat-mdc-tooltip-surface')).toHaveText(times);
 });
 
+for (const width of [360, 1280]) {
+  test(`auth lab timeline at ${width} px: no answer's tag covers a bar, the refresh bar's label is in view, and a chart wider than the screen says it scrolls`, async ({
+    page,
+  }) => {
+    await page.setViewportSize({ width, height: 900 });
+    await signIn(page);
+    await page.getByTestId('expire-token').click();
+    await page.getByTestId('fire-calls').click();
+    await expect(page.getByTestId('success-count')).toHaveText('10');
+    const timeline = page.locator('app-lab-timeline');
+    await page.mouse.move(0, 0);
+    await timeline.screenshot({
+      path: `test-results/screenshots/auth-lab-timeline-${width}.png`,
+      animations: 'disabled',
+    });
+
+    // Each answer (401, 200) against each bar of its row: boxes that share more than a pixel each way.
+    const covered = await page.getByTestId('call-row').evaluateAll((rows) =>
+      rows.flatMap((row) => {
+        const tags = [...row.querySelectorAll('.bar.moment')].map((tag) => tag.getBoundingClientRect());
+        return [...row.querySelectorAll<HTMLElement>('.bar:not(.moment)')].flatMap((bar) => {
+          const box = bar.getBoundingClientRect();
+          const shared = (tag: DOMRect) =>
+            Math.min(tag.right, box.right) - Math.max(tag.left, box.left) > 1 &&
+            Math.min(tag.bottom, box.bottom) - Math.max(tag.top, box.top) > 1;
+          return tags.some(shared) ? [`#${row.getAttribute('data-call')}: ${bar.dataset['kind']}`] : [];
+        });
+      }),
+    );
+    expect(covered, "bars under an answer's tag").toEqual([]);
+    await expect(page.getByTestId('call-row').first().locator('.bar.moment')).toHaveText(['401', '200']);
+
+    const refresh = page.getByTestId('refresh-bar');
+    const label = refresh.getByText('refresh', { exact: true });
+    await expect(label).toBeVisible();
+    const [bar, text, chart] = await Promise.all([box(refresh), box(label), box(page.getByTestId('timeline'))]);
+    expect(text.x, 'the label stands right of its bar').toBeGreaterThanOrEqual(bar.x + bar.width - 1);
+    expect(text.x + text.width, 'the label ends inside the chart').toBeLessThanOrEqual(chart.x + chart.width);
+
+    const scroller = page.getByRole('region', { name: /^Timeline;/ });
+    const hint = page.getByTestId('timeline-scroll-hint');
+    const rightShadow = page.getByTestId('timeline-more-right');
+    const hidden = await scroller.evaluate((element) => element.scrollWidth - element.clientWidth);
+    if (width === 1280) {
+      expect(hidden, 'the chart fits at 1280 px').toBeLessThanOrEqual(1);
+      await expect(hint).toHaveCount(0);
+      await expect(rightShadow).toBeHidden();
+      return;
+    }
+    // At 360 px it is cut off on the right: the line above says so, and a shadow marks that edge.
+    expect(hidden).toBeGreaterThan(1);
+    await expect(hint).toBeVisible();
+    await expect(hint).toContainText('scroll it sideways');
+    await expect(rightShadow).toBeVisible();
+    const [shadow, frame] = await Promise.all([box(rightShadow), box(scroller)]);
+    expect(Math.abs(shadow.x + shadow.width - (frame.x + frame.width))).toBeLessThanOrEqual(2);
+    // Scrolled to its end: the shadow moves to the left edge, where the chart is now cut off.
+    await scroller.evaluate((element) => element.scrollTo({ left: element.scrollWidth }));
+    await expect(rightShadow).toBeHidden();
+    await expect(page.locator('app-lab-timeline .edge.left')).toBeVisible();
+    await timeline.screenshot({ path: `test-results/screenshots/auth-lab-timeline-${width}-scrolled.png` });
+  });
+}
+
 test('auth lab: proactive refresh renews a 10-second token ahead of its expiry, and says when', async ({ page }) => {
   await signIn(page);
   await expect(page.getByTestId('proactive')).toHaveText('on');
