@@ -1,9 +1,9 @@
-import { appConfigSource } from '../app-config-source';
+import { loadAppConfigSource } from '../app-config-source';
 import { wiringLines } from './wiring-lines';
 
 describe('wiringLines', () => {
-  it('shows the library’s import and the provider lines of the real app.config.ts, marking the library’s', () => {
-    const lines = wiringLines(appConfigSource);
+  it('shows the library’s import and the provider lines of the real app.config.ts, marking the library’s', async () => {
+    const lines = wiringLines(await loadAppConfigSource(document.baseURI));
     const marked = lines.filter((line) => line.library).map((line) => line.text.trim());
 
     expect(marked).toEqual(

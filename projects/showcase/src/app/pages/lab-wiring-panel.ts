@@ -1,12 +1,12 @@
-import { ChangeDetectionStrategy, Component } from '@angular/core';
+import { ChangeDetectionStrategy, Component, DOCUMENT, computed, inject, resource } from '@angular/core';
 import { MatExpansionModule } from '@angular/material/expansion';
 
-import { appConfigSource } from '../app-config-source';
+import { loadAppConfigSource } from '../app-config-source';
 import { wiringLines } from '../lab/wiring-lines';
 
 /**
  * The auth lab's "How this page is wired" panel: the library's import and the providers of this
- * app's app.config.ts, as the build read them from the file (so the panel cannot drift from the
+ * app's app.config.ts, from the copy of the file the build ships (so the panel cannot drift from the
  * code), with the library's lines marked.
  */
 @Component({
@@ -19,19 +19,25 @@ import { wiringLines } from '../lab/wiring-lines';
         <mat-panel-title>How this page is wired</mat-panel-title>
       </mat-expansion-panel-header>
       <p>
-        The providers of this app's <code>app.config.ts</code>, read from the file when the app was built. Lines in bold
+        The providers of this app's <code>app.config.ts</code>, from the copy of the file the build ships. Lines in bold
         use <code>ngx-token-refresh</code>; the others are Angular's, or the demo's (latency, the in-memory backend,
         this lab's log).
       </p>
-      @if (lines.length) {
-        <pre
-          tabindex="0"
-          aria-label="Providers of app.config.ts"
-          data-testid="wiring-source"
-        ><code>@for (line of lines; track $index) {<span [class.library]="line.library">{{ line.text }}</span>
+      @if (lines(); as lines) {
+        @if (lines.length) {
+          <pre
+            tabindex="0"
+            aria-label="Providers of app.config.ts"
+            data-testid="wiring-source"
+          ><code>@for (line of lines; track $index) {<span [class.library]="line.library">{{ line.text }}</span>
 }</code></pre>
+        } @else {
+          <p class="error-text">app.config.ts has no providers array this panel can read.</p>
+        }
+      } @else if (source.error()) {
+        <p class="error-text" data-testid="wiring-error">Could not load app.config.ts: {{ source.error()?.message }}</p>
       } @else {
-        <p class="error-text">app.config.ts has no providers array this panel can read.</p>
+        <p class="muted">Loading app.config.ts…</p>
       }
     </mat-expansion-panel>
   `,
@@ -59,5 +65,7 @@ import { wiringLines } from '../lab/wiring-lines';
   `,
 })
 export class LabWiringPanel {
-  protected readonly lines = wiringLines(appConfigSource);
+  private readonly baseUri = inject(DOCUMENT).baseURI;
+  protected readonly source = resource({ loader: () => loadAppConfigSource(this.baseUri) });
+  protected readonly lines = computed(() => (this.source.hasValue() ? wiringLines(this.source.value()) : null));
 }
