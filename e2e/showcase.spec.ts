@@ -111,6 +111,9 @@ test('auth lab: ten calls with an expired token cause exactly one refresh and te
 
   await page.getByTestId('expire-token').click();
   await expect(page.getByTestId('token-remaining')).toHaveText('expired (by the lab)');
+  // Not a countdown to the refresh planned for its own expiry: the next call refreshes.
+  await expect(page.getByTestId('next-refresh')).toHaveText('with the next call');
+  await shot(page, 'auth-lab-expired-by-lab');
   await page.getByTestId('fire-calls').click();
 
   await expect(page.getByTestId('success-count')).toHaveText('10');
@@ -308,6 +311,10 @@ test('auth lab: proactive refresh renews a 10-second token ahead of its expiry, 
 test('auth lab: with the refresh token revoked, the app returns to the login page and says why', async ({ page }) => {
   await signIn(page);
   await page.getByTestId('revoke-refresh').click();
+  await expect(page.getByRole('status')).toContainText(
+    'Refresh token revoked: the next refresh fails and ends the session.',
+  );
+  await shot(page, 'auth-lab-revoked');
   await page.getByTestId('expire-token').click();
   await page.getByTestId('fire-calls').click();
 
