@@ -22,7 +22,7 @@ const shared = {
     // The contract (projects/contract) is also compiled for Node, whose ES modules need the `.js` of a
     // relative import; the TypeScript file behind it has none.
     '^(\\.{1,2}/.+)\\.js$': '$1',
-    // Jest knows no import attributes (`with { loader: 'text' }`): the same text, read from disk.
+    // The page fetches the copy of app.config.ts its build ships; in Jest the same text comes from disk.
     '^(.*)/app-config-source$': '$1/app-config-source.jest',
   },
 };

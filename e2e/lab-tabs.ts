@@ -6,8 +6,8 @@ import { type BrowserContext, type Page, type Request, expect } from '@playwrigh
 
 /**
  * Turns `withProactiveRefresh()` off in every tab of `context` (the showcase's `?proactive=off`, kept
- * in each tab's sessionStorage), for the tests that watch a 3-second token expire and the refresh that
- * its 401 starts: ahead of expiry, such a token is refreshed before anyone sees it expire.
+ * in each tab's sessionStorage), for the tests that watch the refresh a token's 401 starts: ahead of
+ * expiry, a token is refreshed before anyone sees it expire.
  */
 export async function refreshOnlyOn401(context: BrowserContext): Promise<void> {
   await context.addInitScript(() => sessionStorage.setItem('showcase.proactive', 'off'));
@@ -45,11 +45,18 @@ export async function openTabs(context: BrowserContext, count: number, query = '
   return tabs;
 }
 
-/** Waits until every tab's access token has run out (3 s after the server issued it). */
-export async function waitForExpiry(tabs: readonly Page[]): Promise<void> {
-  await Promise.all(
-    tabs.map((tab) => expect(tab.getByTestId('token-remaining')).toHaveText('expired', { timeout: 10_000 })),
-  );
+/**
+ * Makes the server refuse the access token the tabs hold, as its expiry would, without waiting for
+ * it: the lab's "Expire access token now" (the server's development-only lab route), in the first tab,
+ * whose token the others share; `everyTab` for tabs that each hold a token of their own (no cross-tab
+ * sync). The servers of these tests issue 60-second tokens, so none runs out during a test on a
+ * loaded machine.
+ */
+export async function expireTokens(tabs: readonly Page[], { everyTab = false } = {}): Promise<void> {
+  for (const tab of everyTab ? tabs : tabs.slice(0, 1)) {
+    await tab.getByTestId('expire-token').click();
+    await expect(tab.getByTestId('token-remaining')).toHaveText('expired (by the lab)');
+  }
 }
 
 /** Fires the lab's burst of 10 calls in every tab at the same moment. */

@@ -31,7 +31,7 @@ const SERVER_ENV = {
   // Plain HTTP on loopback, whatever NODE_ENV the machine has.
   HTTPS_ONLY: 'false',
   LOGIN_RATE_LIMIT_MAX: '1000',
-  // Every tab of every test refreshes from 127.0.0.1, some every 3 seconds.
+  // Every tab of every test refreshes from 127.0.0.1, several tests at once.
   REFRESH_RATE_LIMIT_MAX: '1000',
   LOGOUT_RATE_LIMIT_MAX: '1000',
   LOG_LEVEL: 'warn',
@@ -45,8 +45,9 @@ const SERVER_ENV = {
  * Browser tests of the showcase against the reference server, over real HTTP, in Debian's Chromium
  * (or the browser at CHROME_BIN). `npm run test:e2e:real` builds them first. The processes:
  * - the reference server (its built `dist/main.js`, embedded in-memory database, demo data) with a
- *   3-second access token, so a test can wait for it to expire, and `COOKIE_SECURE=false`, since
- *   the page is served over plain http://127.0.0.1;
+ *   60-second access token, which no test waits for: a test expires it through the lab's "Expire
+ *   access token now" (the development-only lab route), so it never runs out by chance on a loaded
+ *   machine; and `COOKIE_SECURE=false`, since the page is served over plain http://127.0.0.1;
  * - the showcase's production build with the `real` configuration, served by e2e/serve-showcase.mjs,
  *   which forwards /auth and /api to the server: one origin, as behind a production reverse proxy,
  *   so the SameSite=Strict cookie travels and nothing needs CORS;
@@ -56,12 +57,11 @@ const SERVER_ENV = {
  *   XMLHttpRequest), where the project `real-fetch` runs real-server.spec.ts: the cookie flow
  *   (`withCredentials`) over fetch;
  * - for the project `real-proactive` (real-server-proactive.spec.ts), a second server whose access
- *   token lives 10 seconds, and the `real` build once more with its proxy pointed there. A 3-second
- *   token is shorter than `withProactiveRefresh()`'s least interval between refreshes (5 s), so it
- *   gets no timer and the tests above see the reactive refresh; a 10-second one is refreshed ahead
- *   of expiry;
+ *   token lives 10 seconds, and the `real` build once more with its proxy pointed there: refreshed
+ *   ahead of expiry on real time (the tests above turn that off, `refreshOnlyOn401`, to see the
+ *   refresh a 401 starts);
  * - for the project `real-dpop` (real-server-dpop.spec.ts), a third server with `DPOP=required` and a
- *   3-second token, and the `real-dpop` build (`withDPoP()`, and the auth lab's DPoP card) in front of it.
+ *   60-second token, and the `real-dpop` build (`withDPoP()`, and the auth lab's DPoP card) in front of it.
  */
 export default defineConfig({
   testDir: '.',
@@ -91,6 +91,7 @@ export default defineConfig({
         'real-server-lab.spec.ts',
         'real-server-sign-in-delays.spec.ts',
         'real-server-idle.spec.ts',
+        'real-server-layout.spec.ts',
       ],
     },
     {
@@ -123,7 +124,7 @@ export default defineConfig({
       // Any answer means it listens: a users call without a token is a 401.
       url: `http://127.0.0.1:${SERVER_PORT}/api/v1/users`,
       reuseExistingServer: false,
-      env: { ...SERVER_ENV, PORT: String(SERVER_PORT), ACCESS_TOKEN_TTL_SECONDS: '3' },
+      env: { ...SERVER_ENV, PORT: String(SERVER_PORT), ACCESS_TOKEN_TTL_SECONDS: '60' },
     },
     {
       command: 'node projects/reference-server/dist/main.js',
@@ -137,7 +138,7 @@ export default defineConfig({
       cwd: '..',
       url: `http://127.0.0.1:${DPOP_SERVER_PORT}/api/v1/users`,
       reuseExistingServer: false,
-      env: { ...SERVER_ENV, PORT: String(DPOP_SERVER_PORT), ACCESS_TOKEN_TTL_SECONDS: '3', DPOP: 'required' },
+      env: { ...SERVER_ENV, PORT: String(DPOP_SERVER_PORT), ACCESS_TOKEN_TTL_SECONDS: '60', DPOP: 'required' },
     },
     {
       command: 'node e2e/serve-showcase.mjs dist/showcase-real-dpop/browser',

@@ -48,8 +48,8 @@ for (const width of [1280, 360]) {
       .getByTestId('timeline')
       .screenshot({ path: `test-results/screenshots/real-server-timeline-${width}.png` });
 
-    // Each bar's text against the bar: inside it and clear of the answers' tags on its row (a 401
-    // tag sits on the start of the queued bar after it), or wholly out of sight (the bar's overflow).
+    // Each bar's text against the bar: inside it and clear of the answers' tags on its row (they sit
+    // below the bars), or wholly out of sight (the bar's overflow).
     const clipped = await page.getByTestId('timeline').evaluate((chart) =>
       [...chart.querySelectorAll<HTMLElement>('.bar:not(.moment)')].flatMap((bar) => {
         const range = document.createRange();
@@ -68,7 +68,13 @@ for (const width of [1280, 360]) {
         const tags = [...(bar.parentElement?.querySelectorAll('.bar.moment') ?? [])].map((tag) =>
           tag.getBoundingClientRect(),
         );
-        const covered = tags.some((tag) => tag.left < text.right - 0.5 && tag.right > text.left + 0.5);
+        const covered = tags.some(
+          (tag) =>
+            tag.left < text.right - 0.5 &&
+            tag.right > text.left + 0.5 &&
+            tag.top < text.bottom - 0.5 &&
+            tag.bottom > text.top + 0.5,
+        );
         return covered ? [`${name}: under a tag`] : [];
       }),
     );

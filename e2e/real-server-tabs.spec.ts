@@ -2,18 +2,19 @@ import { type BrowserContext, type Cookie, expect, test } from '@playwright/test
 
 import {
   countRefreshes,
+  expireTokens,
   expectEveryCallSucceeded,
   fireEverywhere,
   isRefresh,
   openTabs,
   refreshOnlyOn401,
-  waitForExpiry,
 } from './lab-tabs';
 
 // Several tabs of the showcase's `real` build against the reference server (see
 // playwright.real.config.ts): the pages of one browser context, so they share the refresh cookie, the
-// Web Locks and the BroadcastChannel of the origin, as the tabs of one browser window do. Access
-// tokens expire after 3 seconds; the server accepts a refresh cookie it has just rotated for 30 s.
+// Web Locks and the BroadcastChannel of the origin, as the tabs of one browser window do. An expiry is
+// the server refusing the tabs' token (the lab's "Expire access token now"); the server accepts a
+// refresh cookie it has just rotated for 30 s.
 
 test.beforeEach(({ context }) => refreshOnlyOn401(context));
 
@@ -50,7 +51,7 @@ test(
     expect(await tabs[0]?.evaluate(() => 'Zone' in window)).toBe(test.info().project.name === 'real-zone');
 
     for (const expiry of [1, 2]) {
-      await waitForExpiry(tabs);
+      await expireTokens(tabs);
       const before = refreshes();
 
       await fireEverywhere(tabs);
@@ -79,7 +80,7 @@ test('without cross-tab sync (?crossTab=off) the server’s overlap window keeps
   for (const tab of tabs) await expect(tab.getByTestId('cross-tab-sync')).toHaveText('off');
 
   for (const expiry of [1, 2]) {
-    await waitForExpiry(tabs);
+    await expireTokens(tabs, { everyTab: true });
     const before = refreshes();
 
     await fireEverywhere(tabs);
@@ -96,7 +97,7 @@ test('a tab closed while it holds the refresh lock does not strand the others', 
   const refreshes = countRefreshes(context);
   const [holder, ...others] = await openTabs(context, 3);
   if (!holder) throw new Error('no tab');
-  await waitForExpiry([holder, ...others]);
+  await expireTokens([holder, ...others]);
   const before = refreshes();
 
   // The holder's refresh never gets an answer, so it keeps the lock until the tab goes.
@@ -136,7 +137,7 @@ test('a refresh answer lost on the way keeps the session: the server still takes
   const refreshes = countRefreshes(context);
   const [tab] = await openTabs(context, 1);
   if (!tab) throw new Error('no tab');
-  await waitForExpiry([tab]);
+  await expireTokens([tab]);
   const old = await refreshCookie(context);
 
   // The refresh reaches the server, which rotates the cookie, and the answer is lost on the way back.
@@ -183,7 +184,7 @@ test.describe('across page loads', () => {
   }) => {
     const [first, ...others] = await openTabs(context, 3);
     if (!first) throw new Error('no tab');
-    await waitForExpiry([first, ...others]);
+    await expireTokens([first, ...others]);
     await first.getByTestId('fire-calls').click(); // the first tab makes the last refresh
     await expectEveryCallSucceeded([first]);
     for (const tab of others) await expect(tab.getByTestId('last-refresh')).toHaveText(TOOK_ANOTHER_TABS_TOKEN[1]!);
@@ -217,7 +218,7 @@ test.describe('across page loads', () => {
     const tabs = await openTabs(context, 3);
     const [first, ...others] = tabs;
     if (!first) throw new Error('no tab');
-    await waitForExpiry(tabs);
+    await expireTokens(tabs);
     await first.getByTestId('fire-calls').click();
     await expectEveryCallSucceeded([first]);
     const refreshes = countRefreshes(context);
@@ -226,7 +227,7 @@ test.describe('across page loads', () => {
     await expect(first.getByTestId('signed-in-as')).toHaveText('Signed in as ada');
     expect(refreshes(), 'refresh calls for the reload').toBe(0);
 
-    await waitForExpiry(tabs);
+    await expireTokens(tabs);
     await first.getByTestId('fire-calls').click();
     await expectEveryCallSucceeded([first]);
     for (const tab of others) await expect(tab.getByTestId('last-refresh')).toHaveText(TOOK_ANOTHER_TABS_TOKEN[1]!);
@@ -255,7 +256,7 @@ test.describe('across page loads', () => {
     await expect(next.getByTestId('signed-in-as')).toHaveText('Signed in as ada');
     expect(refreshes(), 'refresh calls for the second tab').toBe(1);
 
-    await waitForExpiry([alone, next]);
+    await expireTokens([alone, next]);
     await fireEverywhere([alone, next]);
     await expectEveryCallSucceeded([alone, next]);
     expect(refreshes(), 'refresh calls after one expiry').toBe(2);

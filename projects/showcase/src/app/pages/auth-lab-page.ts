@@ -86,8 +86,8 @@ import { LabWiringPanel } from './lab-wiring-panel';
             }
             @if (!server) {
               <p class="muted" data-testid="real-server-note">
-                A real server: the token also expires when its time runs out. Proactive refresh renews it shortly
-                before, unless it lives 5 s or less; otherwise the next call after it expired refreshes it.
+                A real server: the token also expires when its time runs out. Proactive refresh renews it shortly before
+                (with this tab's proactive refresh off, the next call after it expired refreshes it).
               </p>
             }
           </mat-card-content>
