@@ -2,6 +2,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { type Locator, type Page, expect, test as base } from '@playwright/test';
 
 import { signIn } from './sign-in';
+import { barsUnderTags } from './timeline-geometry';
 
 // The showcase in a real Chromium, against its production build. The in-memory backend lives in
 // the page, so every test starts from the seed data; navigation after login stays inside the app
@@ -231,19 +232,7 @@ for (const width of [360, 1280]) {
       animations: 'disabled',
     });
 
-    // Each answer (401, 200) against each bar of its row: boxes that share more than a pixel each way.
-    const covered = await page.getByTestId('call-row').evaluateAll((rows) =>
-      rows.flatMap((row) => {
-        const tags = [...row.querySelectorAll('.bar.moment')].map((tag) => tag.getBoundingClientRect());
-        return [...row.querySelectorAll<HTMLElement>('.bar:not(.moment)')].flatMap((bar) => {
-          const box = bar.getBoundingClientRect();
-          const shared = (tag: DOMRect) =>
-            Math.min(tag.right, box.right) - Math.max(tag.left, box.left) > 1 &&
-            Math.min(tag.bottom, box.bottom) - Math.max(tag.top, box.top) > 1;
-          return tags.some(shared) ? [`#${row.getAttribute('data-call')}: ${bar.dataset['kind']}`] : [];
-        });
-      }),
-    );
+    const covered = await barsUnderTags(page);
     expect(covered, "bars under an answer's tag").toEqual([]);
     await expect(page.getByTestId('call-row').first().locator('.bar.moment')).toHaveText(['401', '200']);
 
