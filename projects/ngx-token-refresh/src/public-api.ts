@@ -4,23 +4,23 @@
  */
 
 // Token refresh
-export { injectTokenRefresh } from './lib/refresh/inject-token-refresh';
-export { provideTokenRefresh } from './lib/refresh/provide-token-refresh';
-export { SKIP_TOKEN_REFRESH } from './lib/refresh/skip-token-refresh';
-export { TokenRefreshError } from './lib/refresh/token-refresh-error';
-export type { TokenRefreshErrorCode } from './lib/refresh/token-refresh-error';
-export type { TokenRefreshEvent } from './lib/refresh/token-refresh-event';
-export { tokenRefreshInterceptor } from './lib/refresh/token-refresh-interceptor';
-export type { TokenRefreshOptions } from './lib/refresh/token-refresh-options';
-export type { TokenRefreshFeature, TokenRefreshFeatureKind } from './lib/refresh/token-refresh-feature';
-export { TOKEN_REFRESH_RETRY_COUNT } from './lib/refresh/token-refresh-retry-count';
-export type { TokenRefreshRef } from './lib/refresh/token-refresh-ref';
-export { withCrossTabSync, withNoCrossTabSync } from './lib/refresh/with-cross-tab-sync';
-export type { CrossTabSyncOptions } from './lib/refresh/with-cross-tab-sync';
-export { withProactiveRefresh } from './lib/refresh/with-proactive-refresh';
-export type { ProactiveRefreshOptions } from './lib/refresh/with-proactive-refresh';
-export { withServerSession } from './lib/refresh/with-server-session';
-export type { ServerSessionOptions } from './lib/refresh/with-server-session';
+export { injectTokenRefresh } from './lib/core/inject-token-refresh';
+export { provideTokenRefresh } from './lib/core/provide-token-refresh';
+export { SKIP_TOKEN_REFRESH } from './lib/core/skip-token-refresh';
+export { TokenRefreshError } from './lib/core/token-refresh-error';
+export type { TokenRefreshErrorCode } from './lib/core/token-refresh-error';
+export type { TokenRefreshEvent } from './lib/core/token-refresh-event';
+export { tokenRefreshInterceptor } from './lib/core/token-refresh-interceptor';
+export type { TokenRefreshOptions } from './lib/core/token-refresh-options';
+export type { TokenRefreshFeature, TokenRefreshFeatureKind } from './lib/core/token-refresh-feature';
+export { TOKEN_REFRESH_RETRY_COUNT } from './lib/core/token-refresh-retry-count';
+export type { TokenRefreshRef } from './lib/core/token-refresh-ref';
+export { withCrossTabSync, withNoCrossTabSync } from './lib/cross-tab/with-cross-tab-sync';
+export type { CrossTabSyncOptions } from './lib/cross-tab/with-cross-tab-sync';
+export { withProactiveRefresh } from './lib/proactive/with-proactive-refresh';
+export type { ProactiveRefreshOptions } from './lib/proactive/with-proactive-refresh';
+export { withServerSession } from './lib/server-session/with-server-session';
+export type { ServerSessionOptions } from './lib/server-session/with-server-session';
 
 // Idle timeout
 export { injectIdleTimeout } from './lib/idle/inject-idle-timeout';
@@ -42,12 +42,12 @@ export type { JwtClaims } from './lib/jwt/parse-jwt-claims';
 // Not part of the public API: they may change or go away in any release.
 export { injectCallbackRunner as ɵinjectCallbackRunner } from './lib/internal/inject-callback-runner';
 export { isSameOriginPath as ɵisSameOriginPath } from './lib/internal/is-same-origin-path';
-export { isSecureTokenUrl as ɵisSecureTokenUrl } from './lib/refresh/create-token-url-policy';
+export { isSecureTokenUrl as ɵisSecureTokenUrl } from './lib/core/create-token-url-policy';
 export { isUsableToken as ɵisUsableToken } from './lib/internal/is-usable-token';
 export { RuntimeError as ɵRuntimeError, warnRuntime as ɵwarnRuntime } from './lib/internal/runtime-error';
-export { injectTokenWriter as ɵinjectTokenWriter } from './lib/refresh/inject-token-writer';
-export { provideTokenRefreshFrom as ɵprovideTokenRefreshFrom } from './lib/refresh/provide-token-refresh';
-export { readBaseHref as ɵreadBaseHref } from './lib/refresh/create-token-url-policy';
-export { REFRESH_ONLY_UNDER_LOCK as ɵREFRESH_ONLY_UNDER_LOCK } from './lib/refresh/refresh-coordinator';
+export { injectTokenWriter as ɵinjectTokenWriter } from './lib/core/inject-token-writer';
+export { provideTokenRefreshFrom as ɵprovideTokenRefreshFrom } from './lib/core/provide-token-refresh';
+export { readBaseHref as ɵreadBaseHref } from './lib/core/create-token-url-policy';
+export { REFRESH_ONLY_UNDER_LOCK as ɵREFRESH_ONLY_UNDER_LOCK } from './lib/cross-tab/refresh-only-under-lock';
 export { DPOP_KEYS as ɵDPOP_KEYS } from './lib/dpop/dpop-keys';
 export { IDLE_TIMEOUT_HANDLERS as ɵIDLE_TIMEOUT_HANDLERS } from './lib/idle/idle-timeout-handlers';

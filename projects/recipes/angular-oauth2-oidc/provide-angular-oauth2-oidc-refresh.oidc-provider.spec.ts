@@ -42,7 +42,7 @@ import {
   type TokenResponse,
   startOidcProviderProcess,
 } from '../../ngx-token-refresh/oauth/src/oidc-provider-process.spec-helper';
-import { FakeBrowser } from '../../ngx-token-refresh/src/lib/refresh/fake-tabs.spec-helper';
+import { FakeBrowser } from '../../ngx-token-refresh/src/lib/internal/fake-tabs.spec-helper';
 import {
   type AngularOAuth2OidcRefreshOptions,
   provideAngularOAuth2OidcRefresh,

@@ -23,7 +23,7 @@ import { provideServerRendering, renderApplication } from '@angular/platform-ser
 import { tokenRefreshInterceptor, withCrossTabSync, withProactiveRefresh } from 'ngx-token-refresh';
 import { type OAuthError, OAuthSession, provideOAuthRefresh } from 'ngx-token-refresh/oauth';
 
-import { listenOnLoopback, runAsServerBundle, textOf } from '../../src/lib/refresh/server-render.spec-helper';
+import { listenOnLoopback, runAsServerBundle, textOf } from '../../src/lib/internal/server-render.spec-helper';
 
 // provideOAuthRefresh in a real server render (platform-server, fetch over real HTTP), configured as a
 // browser app is (localStorage store, cross-tab sync, proactive refresh): the refresh token lives in

@@ -21,7 +21,7 @@ import {
 import { type OAuthError, type OAuthRefreshConfig, OAuthSession, provideOAuthRefresh } from 'ngx-token-refresh/oauth';
 import { Observable, firstValueFrom } from 'rxjs';
 
-import { FakeBrowser, pause } from '../../src/lib/refresh/fake-tabs.spec-helper';
+import { FakeBrowser, pause } from '../../src/lib/internal/fake-tabs.spec-helper';
 
 const TOKEN_ENDPOINT = 'https://id.example.com/token';
 const KEY = 'ngx-token-refresh.oauth.spa.refreshToken';

@@ -16,7 +16,7 @@ import { provideServerRendering, renderApplication } from '@angular/platform-ser
 import { tokenRefreshInterceptor, withCrossTabSync, withDPoP, withProactiveRefresh } from 'ngx-token-refresh';
 import { type ApiError, AuthClient, provideAuth } from 'ngx-token-refresh/client';
 
-import { listenOnLoopback, runAsServerBundle, textOf } from '../../../src/lib/refresh/server-render.spec-helper';
+import { listenOnLoopback, runAsServerBundle, textOf } from '../../../src/lib/internal/server-render.spec-helper';
 
 // provideAuth with withDPoP() in a real server render (platform-server, fetch over real HTTP): a render
 // has no key (it lives in the browser's IndexedDB), so nothing that needs a proof can be sent. The page

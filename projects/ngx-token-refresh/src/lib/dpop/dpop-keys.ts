@@ -1,7 +1,7 @@
 import { isPlatformBrowser } from '@angular/common';
 import { InjectionToken, PLATFORM_ID, inject } from '@angular/core';
 
-import { TokenRefreshError } from '../refresh/token-refresh-error';
+import { TokenRefreshError } from '../core/token-refresh-error';
 import { type DPoPKey, loadDPoPKey, toDPoPKey } from './dpop-key';
 import { indexedDbKeyStore, memoryKeyStore } from './dpop-key-store';
 

@@ -11,7 +11,7 @@ import {
 } from '@angular/common/http';
 import { type Observable, catchError, concatMap, defer, from, map, of, switchMap, tap, throwError } from 'rxjs';
 
-import type { TokenTransport } from '../refresh/token-transport';
+import type { GatePlugin } from '../core/gate-plugin';
 import { parseJwtClaims } from '../jwt/parse-jwt-claims';
 import { type DPoPKey, base64url, sha256 } from './dpop-key';
 import type { DPoPKeys } from './dpop-keys';
@@ -32,7 +32,7 @@ const SIGN = new HttpContextToken<{ readonly token: string | null } | null>(() =
  *   more. No token refresh, and other requests are not held for it.
  * - Cached: the key, its header and thumbprint, and the hash of the current token. Never a proof.
  */
-export class DPoPTransport implements TokenTransport {
+export class DPoPTransport implements GatePlugin {
   readonly #keys: DPoPKeys;
   readonly #baseHref: () => string | undefined;
   /** The last nonce each origin gave. */
@@ -47,22 +47,12 @@ export class DPoPTransport implements TokenTransport {
     this.#baseHref = baseHref;
   }
 
-  send(request: HttpRequest<unknown>, token: string, next: HttpHandlerFn): Observable<HttpEvent<unknown>> {
-    return this.#send(request, token, next, true);
-  }
-
-  sendRefresh(request: HttpRequest<unknown>, next: HttpHandlerFn): Observable<HttpEvent<unknown>> {
-    return this.#send(request, null, next, true);
-  }
-
-  mark(request: HttpRequest<unknown>, token: string | null): HttpRequest<unknown> {
-    // A context of its own: the caller's may be shared with other requests.
-    const context = new HttpContext();
-    for (const key of request.context.keys()) context.set(key, request.context.get(key));
-    return request.clone({ context: context.set(SIGN, { token }) });
-  }
-
-  sendSkipped(request: HttpRequest<unknown>, next: HttpHandlerFn): Observable<HttpEvent<unknown>> {
+  /**
+   * Sends `request` with `token` and a proof for it; without a token (`null`), signs only what asks
+   * for it (`mark` with `null`, `DPOP_PROOF`) and sends the rest as it came.
+   */
+  send(request: HttpRequest<unknown>, token: string | null, next: HttpHandlerFn): Observable<HttpEvent<unknown>> {
+    if (token !== null) return this.#send(request, token, next, true);
     // has() first: get() would store the default in every request's context.
     const context = request.context;
     const sign = context.has(SIGN) ? context.get(SIGN) : null;
@@ -70,6 +60,20 @@ export class DPoPTransport implements TokenTransport {
     return context.has(DPOP_PROOF) && context.get(DPOP_PROOF) ? this.#send(request, null, next, true) : next(request);
   }
 
+  /** Sends the refresh request itself (which carries no access token) with a proof. */
+  sendRefresh(request: HttpRequest<unknown>, next: HttpHandlerFn): Observable<HttpEvent<unknown>> {
+    return this.#send(request, null, next, true);
+  }
+
+  /** Marks a request the gate lets by (a sign-in, a sign-out) to be signed with `token`, or a proof alone for `null`. */
+  mark(request: HttpRequest<unknown>, token: string | null): HttpRequest<unknown> {
+    // A context of its own: the caller's may be shared with other requests.
+    const context = new HttpContext();
+    for (const key of request.context.keys()) context.set(key, request.context.get(key));
+    return request.clone({ context: context.set(SIGN, { token }) });
+  }
+
+  /** Stores the key `token` is bound to, for a tab that asked for the token. Never fails. */
   async share(token: string): Promise<void> {
     // The key this tab signs `token` with (the one it is bound to), stored for the tab that asked:
     // after the site's data was cleared, that tab made a key of its own, which the session does not know.

@@ -1,9 +1,9 @@
 import { DOCUMENT, inject } from '@angular/core';
 
 import { RuntimeError } from '../internal/runtime-error';
-import { readBaseHref } from '../refresh/create-token-url-policy';
-import { type TokenRefreshFeature, makeTokenRefreshFeature } from '../refresh/token-refresh-feature';
-import { TOKEN_TRANSPORT, type TokenTransportFactory } from '../refresh/token-transport';
+import { readBaseHref } from '../core/create-token-url-policy';
+import { type TokenRefreshFeature, makeTokenRefreshFeature } from '../core/token-refresh-feature';
+import { GATE_PLUGINS, type GatePluginFactory } from '../core/gate-plugin';
 import { DPOP_KEYS, createDPoPKeys } from './dpop-keys';
 import { DPoPTransport } from './dpop-transport';
 
@@ -65,12 +65,12 @@ export function withDPoP(options: DPoPOptions = {}): TokenRefreshFeature<'DPoP'>
     }
   }
   const name = options.name ?? 'ngx-token-refresh';
-  const factory: TokenTransportFactory = () => {
+  const factory: GatePluginFactory = () => {
     const document = inject(DOCUMENT, { optional: true });
     return new DPoPTransport(inject(DPOP_KEYS), () => readBaseHref(document));
   };
   return makeTokenRefreshFeature('DPoP', [
     { provide: DPOP_KEYS, useFactory: () => createDPoPKeys(name) },
-    { provide: TOKEN_TRANSPORT, useValue: factory },
+    { provide: GATE_PLUGINS, multi: true, useValue: factory },
   ]);
 }

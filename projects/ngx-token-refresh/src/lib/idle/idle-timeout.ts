@@ -1,8 +1,11 @@
 import { isPlatformBrowser } from '@angular/common';
 import { DOCUMENT, DestroyRef, NgZone, PLATFORM_ID, inject } from '@angular/core';
+import { type Observable, of } from 'rxjs';
 
 import { injectCallbackRunner } from '../internal/inject-callback-runner';
-import type { IdleWatch, WatchedGate } from '../refresh/idle-watch';
+import type { GateHost, GatePlugin } from '../core/gate-plugin';
+import type { RefreshResult } from '../core/refresh-call';
+import { TokenRefreshError } from '../core/token-refresh-error';
 import type { IdleState, IdleTimeoutState } from './idle-timeout-ref';
 
 /** The settings of {@link IdleTimeout}, as `withIdleTimeout` resolved them. */
@@ -47,15 +50,15 @@ const SIGN_OUT_HOLD_MS = 5000;
  * - `warning` from `warnBefore` ms before the deadline, with the time left every second; any activity
  *   (or `stayActive()`) ends it in every tab.
  * - At the deadline every tab ends its session by itself (a hidden or sleeping tab as soon as it wakes,
- *   and before any request of its goes out: the gate asks `check()` first), and the first tells the
+ *   and before any request of its goes out: the gate calls `request()` first), and the first tells the
  *   others. One tab only (a Web Lock) calls `signOut` to tell the server; every tab calls `onTimeout`.
  * - Until the next sign-in, no refresh is sent (a 401 cannot bring the session back); during the
  *   warning, none ahead of expiry (the session is about to end).
  * - Never on the server. Timers and listeners run outside the Angular zone, and go with the application.
  */
-export class IdleTimeout implements IdleWatch {
+export class IdleTimeout implements GatePlugin {
   readonly #settings: IdleTimeoutSettings;
-  readonly #gate: WatchedGate;
+  readonly #gate: GateHost;
   readonly #state: IdleTimeoutState;
   readonly #zone = inject(NgZone);
   readonly #notify = injectCallbackRunner();
@@ -73,11 +76,11 @@ export class IdleTimeout implements IdleWatch {
   #release: (() => void) | null = null;
 
   /** The watch of one gate, or `null` on the server (a render is nobody's activity). Needs an injection context. */
-  static create(settings: IdleTimeoutSettings, gate: WatchedGate, state: IdleTimeoutState): IdleTimeout | null {
+  static create(settings: IdleTimeoutSettings, gate: GateHost, state: IdleTimeoutState): IdleTimeout | null {
     return isPlatformBrowser(inject(PLATFORM_ID)) ? new IdleTimeout(settings, gate, state) : null;
   }
 
-  private constructor(settings: IdleTimeoutSettings, gate: WatchedGate, state: IdleTimeoutState) {
+  private constructor(settings: IdleTimeoutSettings, gate: GateHost, state: IdleTimeoutState) {
     this.#settings = settings;
     this.#gate = gate;
     this.#state = state;
@@ -114,7 +117,13 @@ export class IdleTimeout implements IdleWatch {
     });
   }
 
-  tokenChanged(token: string | null, signIn: boolean): void {
+  /**
+   * The token changed. `signIn`: the app's own new token (a sign-in), which counts as activity; any
+   * other token (refreshed, put back, another tab's) goes on from the activity the tabs stored, and
+   * ends at once when that is older than the idle time. No token stops the watch.
+   */
+  changed(_fresh: boolean, signIn: boolean): void {
+    const token = this.#gate.token();
     if (token === null) {
       // Signed out (or ended here): nothing to watch. An ended session says so until the next sign-in.
       if (this.#state.state() !== 'timedOut') this.#stop('off');
@@ -142,19 +151,37 @@ export class IdleTimeout implements IdleWatch {
     else this.#plan();
   }
 
-  check(): void {
+  /** Before a request goes out: a tab that slept or was hidden through its deadline ends the session first. */
+  request(): void {
+    this.#check();
+  }
+
+  /**
+   * Whether a refresh may start: none after the session ended for idleness (a 401 is then the
+   * answer), and none planned ahead of expiry during the warning (an idle session is not kept alive
+   * by its own timer).
+   */
+  mayRefresh(planned: boolean): boolean {
+    this.#check();
+    const state = this.#state.state();
+    return planned ? this.#live() && state !== 'warning' : state !== 'timedOut';
+  }
+
+  /** Only a new sign-in brings a session ended for idleness back, never a refresh. */
+  refresh(call: Observable<RefreshResult>): Observable<RefreshResult> {
+    this.#check();
+    if (this.#state.state() !== 'timedOut') return call;
+    return of<RefreshResult>({
+      ok: false,
+      error: new TokenRefreshError(
+        'IdleTimeout',
+        typeof ngDevMode !== 'undefined' && ngDevMode && 'the session ended for idleness; sign in again',
+      ),
+    });
+  }
+
+  #check(): void {
     if (this.#live() && Date.now() >= this.#deadline()) this.#end(true);
-  }
-
-  resting(): boolean {
-    // A tab that slept through the deadline ends the session before a refresh could renew it.
-    this.check();
-    return !this.#live() || this.#state.state() === 'warning';
-  }
-
-  timedOut(): boolean {
-    this.check();
-    return this.#state.state() === 'timedOut';
   }
 
   /** Activity in this tab; `now`: share it at once (a new session, "stay signed in"). */
@@ -247,7 +274,9 @@ export class IdleTimeout implements IdleWatch {
     const at = this.#lastActivity;
     this.#stop('timedOut');
     this.#zone.run(() => {
-      this.#gate.timeOut();
+      // Not news for the other tabs: each ends its own session at the same deadline.
+      this.#gate.ref.setToken(null, { restored: true });
+      this.#gate.emit({ type: 'idleTimeout' });
       if (own) {
         this.#post({ type: 'idleTimeout', at });
         // A session that had ended here already, brought back by another tab's token: told before.
@@ -304,7 +333,8 @@ export class IdleTimeout implements IdleWatch {
       this.#zone.run(() => {
         this.#state.state.set(state);
         this.#state.remaining.set(remaining);
-        if (before === 'warning' && state === 'active') this.#gate.resumed();
+        // Somebody is back after the warning: refreshes ahead of expiry may run again.
+        if (before === 'warning' && state === 'active') this.#gate.changed();
       });
     }
   }

@@ -14,7 +14,7 @@ import {
   withProactiveRefresh,
 } from 'ngx-token-refresh';
 
-import { runAsServerBundle, textOf } from '../refresh/server-render.spec-helper';
+import { runAsServerBundle, textOf } from '../internal/server-render.spec-helper';
 
 // withIdleTimeout in a real server render (platform-server): a render is nobody's activity, so the
 // feature does nothing there: no listener, no timer holding the render up, no session ended.

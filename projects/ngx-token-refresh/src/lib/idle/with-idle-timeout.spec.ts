@@ -10,7 +10,7 @@ import {
 } from 'ngx-token-refresh';
 import { createTestJwt } from 'ngx-token-refresh/testing';
 
-import { FAKE_REFRESH, FakeBrowser, FakeServer, type FakeTab, openTab } from '../refresh/fake-tabs.spec-helper';
+import { FAKE_REFRESH, FakeBrowser, FakeServer, type FakeTab, openTab } from '../internal/fake-tabs.spec-helper';
 
 // withIdleTimeout on a fake clock: several applications (tabs) of one browser profile share its Web
 // Locks, BroadcastChannel and localStorage (FakeBrowser), each with a document of its own, where the

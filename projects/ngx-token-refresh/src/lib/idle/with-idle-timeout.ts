@@ -1,8 +1,8 @@
 import { inject } from '@angular/core';
 
 import { RuntimeError } from '../internal/runtime-error';
-import { IDLE_WATCH, type IdleWatchFactory } from '../refresh/idle-watch';
-import { type TokenRefreshFeature, makeTokenRefreshFeature } from '../refresh/token-refresh-feature';
+import { GATE_PLUGINS, type GatePluginFactory } from '../core/gate-plugin';
+import { type TokenRefreshFeature, makeTokenRefreshFeature } from '../core/token-refresh-feature';
 import { IdleTimeout } from './idle-timeout';
 import { IDLE_TIMEOUT_HANDLERS } from './idle-timeout-handlers';
 import { IDLE_TIMEOUT_STATE, IdleTimeoutState } from './idle-timeout-ref';
@@ -82,7 +82,7 @@ export function withIdleTimeout(options: IdleTimeoutOptions): TokenRefreshFeatur
   // 15 minutes here (NaN would make every moment the deadline).
   const idle = milliseconds(options.idle, 15 * 60_000, 1000);
   const warnBefore = Math.min(milliseconds(options.warnBefore, 60_000, 0), idle / 2);
-  const factory: IdleWatchFactory = (gate) => {
+  const factory: GatePluginFactory = (gate) => {
     const handlers = inject(IDLE_TIMEOUT_HANDLERS, { optional: true });
     return IdleTimeout.create(
       { idle, warnBefore, name, signOut: signOut ?? handlers?.signOut, onTimeout },
@@ -92,7 +92,7 @@ export function withIdleTimeout(options: IdleTimeoutOptions): TokenRefreshFeatur
   };
   return makeTokenRefreshFeature('IdleTimeout', [
     { provide: IDLE_TIMEOUT_STATE, useFactory: () => new IdleTimeoutState() },
-    { provide: IDLE_WATCH, useValue: factory },
+    { provide: GATE_PLUGINS, multi: true, useValue: factory },
   ]);
 }
 

@@ -1,20 +1,11 @@
 import { type EnvironmentProviders, InjectionToken, inject, makeEnvironmentProviders } from '@angular/core';
 
 import { RuntimeError } from '../internal/runtime-error';
-import { REFRESH_COORDINATOR } from './refresh-coordinator';
-import { RefreshGate } from './refresh-gate';
-import { IDLE_WATCH } from './idle-watch';
-import { REFRESH_SCHEDULER } from './refresh-scheduler';
-import { RENDER_SESSION } from './render-session';
+import { GATE_PLUGINS } from './gate-plugin';
+import { RefreshGate, TOKEN_REFRESH_GATE } from './refresh-gate';
 import { resolveTokenRefreshOptions } from './resolve-token-refresh-options';
 import type { TokenRefreshFeature } from './token-refresh-feature';
 import type { TokenRefreshOptions } from './token-refresh-options';
-import { TOKEN_TRANSPORT } from './token-transport';
-
-/** The gate of the interceptor registered by {@link provideTokenRefresh} in this injector. */
-export const TOKEN_REFRESH_GATE = new InjectionToken<RefreshGate>(
-  typeof ngDevMode !== 'undefined' && ngDevMode ? 'TOKEN_REFRESH_GATE' : '',
-);
 
 /**
  * Registers a token-refresh interceptor with these options and features, for
@@ -84,13 +75,7 @@ export function provideTokenRefreshFrom(
             );
           }
         }
-        return new RefreshGate(resolved, {
-          coordinator: inject(REFRESH_COORDINATOR, { self: true, optional: true }),
-          scheduler: inject(REFRESH_SCHEDULER, { self: true, optional: true }),
-          session: inject(RENDER_SESSION, { self: true, optional: true }),
-          transport: inject(TOKEN_TRANSPORT, { self: true, optional: true }),
-          idle: inject(IDLE_WATCH, { self: true, optional: true }),
-        });
+        return new RefreshGate(resolved, inject(GATE_PLUGINS, { self: true, optional: true }) ?? []);
       },
     },
     features.map((feature) => feature.ɵproviders),

@@ -15,16 +15,18 @@ import {
   TransferState,
   inject,
   makeStateKey,
+  provideEnvironmentInitializer,
 } from '@angular/core';
 import { tap, throwError } from 'rxjs';
 
 import { isUsableToken } from '../internal/is-usable-token';
 import { RuntimeError, warnRuntime } from '../internal/runtime-error';
 import { parseJwtClaims } from '../jwt/parse-jwt-claims';
-import { isSecureTokenUrl } from './create-token-url-policy';
-import { RENDER_SESSION, type RenderSession, type RenderSessionFactory, type SessionGate } from './render-session';
-import { TokenRefreshError } from './token-refresh-error';
-import { type TokenRefreshFeature, makeTokenRefreshFeature } from './token-refresh-feature';
+import { isSecureTokenUrl } from '../core/create-token-url-policy';
+import { GATE_PLUGINS, type GateHost, type GatePlugin, type GatePluginFactory } from '../core/gate-plugin';
+import { injectTokenRefresh } from '../core/inject-token-refresh';
+import { TokenRefreshError } from '../core/token-refresh-error';
+import { type TokenRefreshFeature, makeTokenRefreshFeature } from '../core/token-refresh-feature';
 
 /** Options of {@link withServerSession}. */
 export interface ServerSessionOptions {
@@ -90,16 +92,21 @@ const RENDER_TOKEN = makeStateKey<string | null>('ngx-token-refresh:token');
 export function withServerSession(options: ServerSessionOptions = {}): TokenRefreshFeature<'ServerSession'> {
   if (typeof ngDevMode !== 'undefined' && ngDevMode) assertValidServerSessionOptions(options);
   const { refreshCookie = null } = options;
-  const factory: RenderSessionFactory = (gate) => createRenderSession(gate, refreshCookie);
-  return makeTokenRefreshFeature('ServerSession', [{ provide: RENDER_SESSION, useValue: factory }]);
+  const factory: GatePluginFactory = (gate) => createRenderSession(gate, refreshCookie);
+  return makeTokenRefreshFeature('ServerSession', [
+    { provide: GATE_PLUGINS, multi: true, useValue: factory },
+    // In the browser, at start-up: the render's token, put in place once every feature is (its clock
+    // is then planned, the other tabs can ask for it), before the first request goes out.
+    provideEnvironmentInitializer(() => {
+      if (isPlatformBrowser(inject(PLATFORM_ID))) takeRenderToken(inject(TransferState));
+    }),
+  ]);
 }
 
-function createRenderSession(gate: SessionGate, refreshCookie: string | null): RenderSession | null {
+/** The render's side: `null` in the browser. */
+function createRenderSession(gate: GateHost, refreshCookie: string | null): GatePlugin | null {
+  if (isPlatformBrowser(inject(PLATFORM_ID))) return null;
   const transferState = inject(TransferState);
-  if (isPlatformBrowser(inject(PLATFORM_ID))) {
-    takeRenderToken(gate, transferState);
-    return null;
-  }
   const request = inject(REQUEST, { optional: true });
   const header = request?.headers.get('cookie') ?? null;
   const cookie = request === null ? null : forwardedCookie(header, refreshCookie);
@@ -112,7 +119,7 @@ function createRenderSession(gate: SessionGate, refreshCookie: string | null): R
     // another site, which sends no SameSite=Strict cookie): there is no session to refresh, and a
     // refresh without one would only be refused, with a Set-Cookie that clears the cookie. The 401s
     // go to their callers as they are; the browser refreshes after hydration if it has a session.
-    gate.disable();
+    gate.ref.disable();
     return NO_SESSION;
   }
   if (typeof ngDevMode !== 'undefined' && ngDevMode) warnPlainHttpPage(request?.url);
@@ -184,17 +191,18 @@ function assertValidServerSessionOptions(options: ServerSessionOptions): void {
 }
 
 /** The browser: the token the render ended with, unless it expired meanwhile, then gone from the page's state. */
-function takeRenderToken(gate: SessionGate, transferState: TransferState): void {
+function takeRenderToken(transferState: TransferState): void {
   const token = transferState.get(RENDER_TOKEN, null);
   transferState.remove(RENDER_TOKEN);
-  if (!isUsableToken(token) || gate.token() !== null) return;
+  const refresh = injectTokenRefresh();
+  if (!isUsableToken(token) || refresh.token() !== null) return;
   const exp = parseJwtClaims(token)?.exp;
   if (typeof exp === 'number' && exp * 1000 <= Date.now()) return;
-  gate.restore(token);
+  refresh.setToken(token, { restored: true });
 }
 
 /** A render without a session (prerendering, no refresh cookie): nothing to refresh with, and nothing sent. */
-const NO_SESSION: RenderSession = {
+const NO_SESSION: GatePlugin = {
   sendRefresh: () =>
     throwError(
       () =>

@@ -2,7 +2,8 @@ import { isPlatformBrowser } from '@angular/common';
 import { DOCUMENT, DestroyRef, NgZone, PLATFORM_ID, inject } from '@angular/core';
 
 import { parseJwtClaims } from '../jwt/parse-jwt-claims';
-import type { RefreshScheduler, ScheduledGate } from './refresh-scheduler';
+import type { GateHost, GatePlugin } from '../core/gate-plugin';
+import type { TokenRefreshEvent } from '../core/token-refresh-event';
 
 /** The settings of {@link ProactiveRefresh}, as `withProactiveRefresh` resolved them. */
 export interface ProactiveRefreshSettings {
@@ -52,8 +53,8 @@ const MIN_INTERVAL_FLOOR_MS = 1_000;
  * - Timers and listeners run outside the Angular zone (they never keep a zone.js application from
  *   becoming stable); the refresh itself runs inside it, like any request of the application.
  */
-export class ProactiveRefresh implements RefreshScheduler {
-  readonly #gate: ScheduledGate;
+export class ProactiveRefresh implements GatePlugin {
+  readonly #gate: GateHost;
   readonly #settings: ProactiveRefreshSettings;
   readonly #zone = inject(NgZone);
   readonly #document = inject(DOCUMENT);
@@ -75,11 +76,11 @@ export class ProactiveRefresh implements RefreshScheduler {
    * The scheduler of one gate, or `null` on the server: a render lives for one request, and a timer
    * there would only hold the render up. Needs an injection context.
    */
-  static create(settings: ProactiveRefreshSettings, gate: ScheduledGate): ProactiveRefresh | null {
+  static create(settings: ProactiveRefreshSettings, gate: GateHost): ProactiveRefresh | null {
     return isPlatformBrowser(inject(PLATFORM_ID)) ? new ProactiveRefresh(settings, gate) : null;
   }
 
-  private constructor(settings: ProactiveRefreshSettings, gate: ScheduledGate) {
+  private constructor(settings: ProactiveRefreshSettings, gate: GateHost) {
     this.#settings = settings;
     this.#gate = gate;
     // Shown again: refresh at once if due, before the app's own listeners send their calls (a
@@ -107,6 +108,11 @@ export class ProactiveRefresh implements RefreshScheduler {
     });
   }
 
+  /**
+   * Plans again. `fresh`: the token was just issued (a refresh, a sign-in, another tab's refresh), so
+   * its `iat` tells the server's clock; a token put back (restored after a reload, kept after a
+   * passing failure) is not.
+   */
   plan(fresh: boolean): void {
     const now = Date.now();
     const token = this.#gate.disabled() ? null : this.#gate.token();
@@ -157,15 +163,21 @@ export class ProactiveRefresh implements RefreshScheduler {
     this.#arm();
   }
 
-  started(): void {
-    this.#startedAt = Date.now();
-    // The refresh in flight decides what comes next: its end plans again.
-    clearTimeout(this.#timer);
+  /** The token changed, or the interceptor was disabled or enabled, or the idle warning ended: plan again. */
+  changed(fresh: boolean): void {
+    this.plan(fresh);
   }
 
-  failed(): void {
-    this.#failures++;
-    this.plan(false);
+  event(event: TokenRefreshEvent): void {
+    if (event.type === 'refreshStarted') {
+      // Whatever started it: the floor between refreshes counts from here.
+      this.#startedAt = Date.now();
+      clearTimeout(this.#timer);
+    } else if (event.type === 'refreshFailed') {
+      // The next refresh ahead of expiry waits longer.
+      this.#failures++;
+      this.plan(false);
+    }
   }
 
   /** Sets the timer towards the due time, unless there is none or the page is hidden. */
@@ -185,7 +197,7 @@ export class ProactiveRefresh implements RefreshScheduler {
   #fire(): void {
     // A token that has expired meanwhile (a sleep, a hidden tab) is not refreshed ahead of anything:
     // that refresh is the usual one, whose failure the waiting requests and onRefreshFailure see.
-    if (this.#isDue()) this.#zone.run(() => this.#gate.refresh(Date.now() < this.#expiresAt));
+    if (this.#isDue()) this.#zone.run(() => this.#gate.plannedRefresh(Date.now() < this.#expiresAt));
     else this.#arm();
   }
 }

@@ -38,7 +38,7 @@ import {
   startCookieBackend,
   textOf,
   transferStateOf,
-} from './server-render.spec-helper';
+} from '../internal/server-render.spec-helper';
 
 // Real renders (platform-server's renderApplication, the engine @angular/ssr runs) against a real
 // HTTP backend that rotates a refresh cookie, as issue 25 asks: the render takes its session from its

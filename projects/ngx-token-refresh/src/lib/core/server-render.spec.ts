@@ -30,7 +30,7 @@ import {
   withProactiveRefresh,
 } from 'ngx-token-refresh';
 
-import { listenOnLoopback, runAsServerBundle, textOf } from './server-render.spec-helper';
+import { listenOnLoopback, runAsServerBundle, textOf } from '../internal/server-render.spec-helper';
 
 /** How long the test backend sits on a refresh before answering it. */
 const REFRESH_DELAY_MS = 100;

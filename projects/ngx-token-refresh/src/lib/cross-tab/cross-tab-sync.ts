@@ -4,10 +4,10 @@ import { Observable, type Subscriber } from 'rxjs';
 
 import { injectCallbackRunner } from '../internal/inject-callback-runner';
 import { isUsableToken } from '../internal/is-usable-token';
-import type { RefreshResult } from './refresh-call';
-import { type CoordinatedGate, REFRESH_ONLY_UNDER_LOCK, type RefreshCoordinator } from './refresh-coordinator';
-import type { ResolvedTokenRefreshOptions } from './resolve-token-refresh-options';
-import { TokenRefreshError } from './token-refresh-error';
+import type { GateHost, GatePlugin } from '../core/gate-plugin';
+import type { RefreshResult } from '../core/refresh-call';
+import { REFRESH_ONLY_UNDER_LOCK } from './refresh-only-under-lock';
+import { TokenRefreshError } from '../core/token-refresh-error';
 
 /** The settings of {@link CrossTabSync}, as `withCrossTabSync` resolved them. */
 export interface CrossTabSyncSettings {
@@ -73,9 +73,9 @@ const MESSAGE_GRACE_MS = 1000;
  * copy shared by the tabs (`REFRESH_ONLY_UNDER_LOCK`), it fails its refresh with `Timeout` instead
  * (the session is kept, and the next 401 tries again).
  */
-export class CrossTabSync implements RefreshCoordinator {
+export class CrossTabSync implements GatePlugin {
   readonly #settings: CrossTabSyncSettings;
-  readonly #gate: CoordinatedGate;
+  readonly #gate: GateHost;
   readonly #refreshTimeout: number;
   readonly #locks: LockManager;
   readonly #channel: BroadcastChannel;
@@ -101,21 +101,17 @@ export class CrossTabSync implements RefreshCoordinator {
    * browser without Web Locks or `BroadcastChannel` (an old one, or an insecure context). The tab
    * then behaves as without the feature. Needs an injection context.
    */
-  static create(
-    settings: CrossTabSyncSettings,
-    gate: CoordinatedGate,
-    options: ResolvedTokenRefreshOptions,
-  ): CrossTabSync | null {
+  static create(settings: CrossTabSyncSettings, gate: GateHost): CrossTabSync | null {
     if (!isPlatformBrowser(inject(PLATFORM_ID))) return null;
     const locks = typeof navigator === 'undefined' ? undefined : navigator.locks;
     if (typeof locks?.request !== 'function' || typeof BroadcastChannel !== 'function') return null;
     const onlyUnderLock = inject(REFRESH_ONLY_UNDER_LOCK, { optional: true }) ?? false;
-    return new CrossTabSync({ ...settings, onlyUnderLock }, gate, options.refreshTimeout, locks);
+    return new CrossTabSync({ ...settings, onlyUnderLock }, gate, gate.options.refreshTimeout, locks);
   }
 
   private constructor(
     settings: CrossTabSyncSettings,
-    gate: CoordinatedGate,
+    gate: GateHost,
     refreshTimeout: number,
     locks: LockManager,
   ) {
@@ -135,7 +131,8 @@ export class CrossTabSync implements RefreshCoordinator {
     });
   }
 
-  coordinate(refresh: Observable<RefreshResult>): Observable<RefreshResult> {
+  /** Runs the refresh call when it is this tab's turn, unless another tab's token comes first. */
+  refresh(refresh: Observable<RefreshResult>): Observable<RefreshResult> {
     return new Observable<RefreshResult>((subscriber) => {
       const abort = new AbortController();
       let timedOut = false;
@@ -178,14 +175,17 @@ export class CrossTabSync implements RefreshCoordinator {
     });
   }
 
-  announce(token: string | null, expiresAt: number | null): void {
+  /** The app set a token (a sign-in) or cleared it (a sign-out): the other tabs are told. */
+  changed(_fresh: boolean, signIn: boolean): void {
+    if (!signIn) return;
+    const token = this.#gate.token();
     if (token === null) {
       // Nothing left to give a tab that asks.
       this.#hold(null);
       this.#post({ type: 'signedOut' });
     }
     // Shared as a refreshed token is, version lock included.
-    else if (this.#settings.shareToken) void this.#share(token, expiresAt);
+    else if (this.#settings.shareToken) void this.#share(token, this.#gate.expiresAt());
   }
 
   /** This tab's turn, holding the lock: refresh, unless another tab's token is about to arrive. */
@@ -314,7 +314,12 @@ export class CrossTabSync implements RefreshCoordinator {
     if (typeof message !== 'object' || message === null) return;
     if (message.type === 'signedOut') {
       this.#hold(null);
-      if (this.#gate.signOut()) this.#notify(this.#settings.onSignedOutElsewhere);
+      // As a logout here, unless there is nothing to end.
+      const gate = this.#gate;
+      if (gate.token() === null && !gate.ref.isRefreshing()) return;
+      gate.ref.setToken(null, { restored: true });
+      gate.emit({ type: 'signedOutElsewhere' });
+      this.#notify(this.#settings.onSignedOutElsewhere);
       return;
     }
     if (!this.#settings.shareToken) return;
@@ -357,7 +362,7 @@ export class CrossTabSync implements RefreshCoordinator {
     };
     const token = usable();
     if (token === null && !this.#releaseVersion) return;
-    if (token !== null) await this.#gate.beforeSharing(token);
+    if (token !== null) await this.#gate.share(token);
     // Read again: the token may have changed meanwhile (a refresh, a sign-out).
     this.#post({ type: 'current', to, token: usable(), version: this.#version, expiresAt: this.#gate.expiresAt() });
   }

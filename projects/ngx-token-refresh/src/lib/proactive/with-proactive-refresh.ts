@@ -1,7 +1,7 @@
 import { RuntimeError } from '../internal/runtime-error';
 import { ProactiveRefresh } from './proactive-refresh';
-import { REFRESH_SCHEDULER, type RefreshSchedulerFactory } from './refresh-scheduler';
-import { type TokenRefreshFeature, makeTokenRefreshFeature } from './token-refresh-feature';
+import { GATE_PLUGINS, type GatePluginFactory } from '../core/gate-plugin';
+import { type TokenRefreshFeature, makeTokenRefreshFeature } from '../core/token-refresh-feature';
 
 /** Options of {@link withProactiveRefresh}. */
 export interface ProactiveRefreshOptions {
@@ -68,8 +68,8 @@ export function withProactiveRefresh(options: ProactiveRefreshOptions = {}): Tok
     // null: the default, which scales with each token's lifetime (see ProactiveRefresh).
     minInterval: interval === null ? null : Math.max(interval, 1000),
   };
-  const factory: RefreshSchedulerFactory = (gate) => ProactiveRefresh.create(settings, gate);
-  return makeTokenRefreshFeature('ProactiveRefresh', [{ provide: REFRESH_SCHEDULER, useValue: factory }]);
+  const factory: GatePluginFactory = (gate) => ProactiveRefresh.create(settings, gate);
+  return makeTokenRefreshFeature('ProactiveRefresh', [{ provide: GATE_PLUGINS, multi: true, useValue: factory }]);
 }
 
 function milliseconds<T>(value: unknown, fallback: T): number | T {

@@ -1,4 +1,4 @@
-import type { Provider } from '@angular/core';
+import type { EnvironmentProviders, Provider } from '@angular/core';
 
 /**
  * The kinds of {@link TokenRefreshFeature}. Each kind may be given once to one provider call.
@@ -18,13 +18,13 @@ export type TokenRefreshFeatureKind =
  */
 export interface TokenRefreshFeature<KindT extends TokenRefreshFeatureKind = TokenRefreshFeatureKind> {
   readonly ɵkind: KindT;
-  readonly ɵproviders: Provider[];
+  readonly ɵproviders: (Provider | EnvironmentProviders)[];
 }
 
 /** Builds a feature (the shape of Angular's `HttpFeature`). */
 export function makeTokenRefreshFeature<KindT extends TokenRefreshFeatureKind>(
   kind: KindT,
-  providers: Provider[],
+  providers: (Provider | EnvironmentProviders)[],
 ): TokenRefreshFeature<KindT> {
   return { ɵkind: kind, ɵproviders: providers };
 }

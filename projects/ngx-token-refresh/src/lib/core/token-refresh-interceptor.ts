@@ -2,7 +2,7 @@ import type { HttpInterceptorFn } from '@angular/common/http';
 import { inject } from '@angular/core';
 
 import { RuntimeError } from '../internal/runtime-error';
-import { TOKEN_REFRESH_GATE } from './provide-token-refresh';
+import { TOKEN_REFRESH_GATE } from './refresh-gate';
 
 /**
  * The interceptor configured by {@link provideTokenRefresh} (or `provideAuth`). Order in

@@ -6,7 +6,7 @@ import { warnRuntime } from '../internal/runtime-error';
  * Dev mode: says once per application that a request went out without the token the interceptor
  * held and met a status that starts a refresh. With `attachToken: false` and nothing else attaching
  * the token, every request pays a 401 and a refresh, even right after one, and nothing else would
- * say so. Silent when the request already carried the headers `setAuthHeader` writes (an interceptor
+ * say so. Silent when the request already carried the headers `setAuthHeader` (by default `Authorization`) writes (an interceptor
  * before this one attached a token). A function of its own, as {@link warnUnmanagedOrigin}: production
  * builds drop it with the dev-mode branch that calls it.
  *
@@ -17,11 +17,11 @@ export function warnTokenNotAttached(
   request: HttpRequest<unknown>,
   status: number,
   held: string | null,
-  setAuthHeader: (request: HttpRequest<unknown>, token: string) => HttpRequest<unknown>,
+  setAuthHeader: ((request: HttpRequest<unknown>, token: string) => HttpRequest<unknown>) | undefined,
   warned: Set<string>,
 ): void {
   if (held === null || warned.has('TokenNotAttached')) return;
-  const written = setAuthHeader(request, held).headers.keys();
+  const written = setAuthHeader ? setAuthHeader(request, held).headers.keys() : ['Authorization'];
   if (written.every((name) => request.headers.has(name))) return;
   warned.add('TokenNotAttached');
   warnRuntime(

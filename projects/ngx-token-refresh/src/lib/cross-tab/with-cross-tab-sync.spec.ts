@@ -12,7 +12,7 @@ import {
 import { type ApiError, AuthClient, provideAuth } from 'ngx-token-refresh/client';
 import { createTestJwt } from 'ngx-token-refresh/testing';
 
-import { FAKE_REFRESH, FakeBrowser, FakeServer, type FakeTab, openTab, pause } from './fake-tabs.spec-helper';
+import { FAKE_REFRESH, FakeBrowser, FakeServer, type FakeTab, openTab, pause } from '../internal/fake-tabs.spec-helper';
 
 describe('withCrossTabSync', () => {
   let browser: FakeBrowser;

@@ -1,7 +1,7 @@
 import { RuntimeError } from '../internal/runtime-error';
 import { CrossTabSync } from './cross-tab-sync';
-import { REFRESH_COORDINATOR, type RefreshCoordinatorFactory } from './refresh-coordinator';
-import { type TokenRefreshFeature, makeTokenRefreshFeature } from './token-refresh-feature';
+import { GATE_PLUGINS, type GatePluginFactory } from '../core/gate-plugin';
+import { type TokenRefreshFeature, makeTokenRefreshFeature } from '../core/token-refresh-feature';
 
 /** Options of {@link withCrossTabSync}. */
 export interface CrossTabSyncOptions {
@@ -58,9 +58,8 @@ export interface CrossTabSyncOptions {
 export function withCrossTabSync(options: CrossTabSyncOptions = {}): TokenRefreshFeature<'CrossTabSync'> {
   if (typeof ngDevMode !== 'undefined' && ngDevMode) assertValidCrossTabSyncOptions(options);
   const { shareToken = true, name = 'ngx-token-refresh', onSignedOutElsewhere } = options;
-  const factory: RefreshCoordinatorFactory = (gate, refreshOptions) =>
-    CrossTabSync.create({ name, shareToken, onSignedOutElsewhere }, gate, refreshOptions);
-  return makeTokenRefreshFeature('CrossTabSync', [{ provide: REFRESH_COORDINATOR, useValue: factory }]);
+  const factory: GatePluginFactory = (gate) => CrossTabSync.create({ name, shareToken, onSignedOutElsewhere }, gate);
+  return makeTokenRefreshFeature('CrossTabSync', [{ provide: GATE_PLUGINS, multi: true, useValue: factory }]);
 }
 
 /**

@@ -10,7 +10,8 @@ export interface ResolvedTokenRefreshOptions {
   readonly refreshApiCall: () => ObservableInput<HttpResponse<unknown>>;
   readonly extractToken: (response: HttpResponse<unknown>) => string;
   readonly extractExpiresIn: ((response: HttpResponse<unknown>) => number | null | undefined) | undefined;
-  readonly setAuthHeader: (request: HttpRequest<unknown>, token: string) => HttpRequest<unknown>;
+  /** `undefined`: the default, `Authorization: Bearer <token>`, which the gate writes itself. */
+  readonly setAuthHeader: ((request: HttpRequest<unknown>, token: string) => HttpRequest<unknown>) | undefined;
   readonly refreshOnStatus: readonly number[];
   readonly maxRetryCount: number;
   readonly onRefreshSuccess: ((token: string, response: HttpResponse<unknown>) => void) | undefined;
@@ -19,9 +20,6 @@ export interface ResolvedTokenRefreshOptions {
   readonly attachToken: boolean;
   readonly allowedOrigins: readonly (string | RegExp)[];
 }
-
-const setBearerToken = (request: HttpRequest<unknown>, token: string) =>
-  request.clone({ setHeaders: { Authorization: `Bearer ${token}` } });
 
 /**
  * Fills in the defaults of {@link TokenRefreshOptions} and, in dev mode, rejects misuse with an
@@ -32,7 +30,6 @@ export function resolveTokenRefreshOptions(options: TokenRefreshOptions, caller:
   // The defaults, then every option given; one given as `undefined` (provideAuth passes its config's
   // through) keeps its default. Written as a loop, not key by key: the same in fewer bytes.
   const resolved: Record<string, unknown> = {
-    setAuthHeader: setBearerToken,
     refreshOnStatus: [401],
     maxRetryCount: 1,
     refreshTimeout: 30_000,
