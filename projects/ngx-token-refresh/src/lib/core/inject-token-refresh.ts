@@ -1,7 +1,7 @@
 import { Injector, assertInInjectionContext, inject } from '@angular/core';
 
 import { RuntimeError } from '../internal/runtime-error';
-import { TOKEN_REFRESH_GATE } from './refresh-gate';
+import { TOKEN_REFRESH_GATE } from './token-refresh-interceptor';
 import type { TokenRefreshRef } from './token-refresh-ref';
 
 /**

@@ -1,7 +1,7 @@
 import type { HttpRequest } from '@angular/common/http';
 import { inject } from '@angular/core';
 
-import { TOKEN_REFRESH_GATE } from './refresh-gate';
+import { TOKEN_REFRESH_GATE } from './token-refresh-interceptor';
 
 /**
  * Returns a function that writes `token` into a request the interceptor's way: with its

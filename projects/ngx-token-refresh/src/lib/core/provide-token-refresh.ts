@@ -2,7 +2,8 @@ import { type EnvironmentProviders, InjectionToken, inject, makeEnvironmentProvi
 
 import { RuntimeError } from '../internal/runtime-error';
 import { GATE_PLUGINS } from './gate-plugin';
-import { RefreshGate, TOKEN_REFRESH_GATE } from './refresh-gate';
+import { RefreshGate } from './refresh-gate';
+import { TOKEN_REFRESH_GATE } from './token-refresh-interceptor';
 import { resolveTokenRefreshOptions } from './resolve-token-refresh-options';
 import type { TokenRefreshFeature } from './token-refresh-feature';
 import type { TokenRefreshOptions } from './token-refresh-options';

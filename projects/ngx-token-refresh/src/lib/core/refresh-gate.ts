@@ -1,26 +1,7 @@
-import {
-  HttpContext,
-  HttpErrorResponse,
-  type HttpEvent,
-  type HttpHandlerFn,
-  type HttpRequest,
-} from '@angular/common/http';
-import { DOCUMENT, DestroyRef, EnvironmentInjector, InjectionToken, inject, signal } from '@angular/core';
-import {
-  BehaviorSubject,
-  EMPTY,
-  Observable,
-  Subject,
-  Subscription,
-  catchError,
-  defer,
-  filter,
-  of,
-  switchMap,
-  take,
-  tap,
-  throwError,
-} from 'rxjs';
+import { HttpContext, HttpErrorResponse, type HttpHandlerFn, type HttpRequest } from '@angular/common/http';
+import { DOCUMENT, DestroyRef, EnvironmentInjector, inject, signal } from '@angular/core';
+import { BehaviorSubject, EMPTY, Observable, Subject, Subscription, catchError, defer, filter, of } from 'rxjs';
+import { switchMap, take, throwError } from 'rxjs';
 
 import { injectCallbackRunner } from '../internal/inject-callback-runner';
 import { createTokenUrlPolicy, readBaseHref } from './create-token-url-policy';
@@ -35,10 +16,8 @@ import { TOKEN_REFRESH_RETRY_COUNT } from './token-refresh-retry-count';
 import { warnTokenNotAttached } from './warn-token-not-attached';
 import { warnUnmanagedOrigin } from './warn-unmanaged-origin';
 
-/** The gate of the interceptor registered by `provideTokenRefresh` in this injector. */
-export const TOKEN_REFRESH_GATE = new InjectionToken<RefreshGate>(
-  typeof ngDevMode !== 'undefined' && ngDevMode ? 'TOKEN_REFRESH_GATE' : '',
-);
+/** What a request sent on answers. */
+type Sent = ReturnType<HttpHandlerFn>;
 
 /**
  * How a refresh ended, as the requests waiting on it see it. A token comes with the epoch it opened,
@@ -93,7 +72,9 @@ export class RefreshGate implements GateHost {
   /** Runs the app's callbacks: a throw is reported, and never strands the queue. */
   readonly #notify = injectCallbackRunner();
   readonly #refreshCall: RefreshCall;
-  readonly #plugins: GatePlugin[] = [];
+  readonly options: ResolvedTokenRefreshOptions;
+  /** The features' plug-ins, in the order given (empty while they are made). */
+  #plugins: GatePlugin[] = [];
   /** The plug-in that sends the requests (`withDPoP`: a proof per request), if any; else `setAuthHeader` writes. */
   readonly #sender: GatePlugin | undefined;
   /** `disable()`: the interceptor lets every request and response by untouched. */
@@ -108,16 +89,22 @@ export class RefreshGate implements GateHost {
       defer(() =>
         this.#wait(this.#join(null), (outcome) => (outcome.ok ? of(outcome.token) : throwError(() => outcome.error))),
       ),
-    setToken: (token, options) => this.setToken(token, !options?.restored, expiresAtFrom(options?.expiresIn)),
+    setToken: (token, options) => {
+      const inFlight = this.#inFlight;
+      // A token put back (`restored`) is not a new one: no clock is read from it, no other tab told.
+      const fresh = !options?.restored;
+      this.#setCurrentToken(token, expiresAtFrom(options?.expiresIn), fresh, fresh);
+      // The app decided (a login, a logout) while a refresh ran: its answer no longer matters. End it
+      // without callbacks; waiters repeat with the app's token, or get their own error after a logout.
+      if (inFlight) this.#end(inFlight);
+    },
     disable: () => this.#setDisabled(true),
     enable: () => this.#setDisabled(false),
   };
 
   /** Needs an injection context: the gate lives as long as the injector that creates it. */
-  constructor(
-    readonly options: ResolvedTokenRefreshOptions,
-    plugins: readonly GatePluginFactory[] = [],
-  ) {
+  constructor(options: ResolvedTokenRefreshOptions, plugins: readonly GatePluginFactory[] = []) {
+    this.options = options;
     this.#refreshCall = new RefreshCall(options, inject(EnvironmentInjector));
     const document = inject(DOCUMENT, { optional: true });
     this.#allows = createTokenUrlPolicy(options.allowedOrigins, () => readBaseHref(document));
@@ -126,62 +113,40 @@ export class RefreshGate implements GateHost {
       if (this.#inFlight) this.#end(this.#inFlight, undefined, true);
       this.#events.complete();
     });
-    for (const make of plugins) {
-      const plugin = make(this);
-      if (plugin) this.#plugins.push(plugin);
-    }
+    this.#plugins = plugins.map((make) => make(this)).filter((plugin) => plugin !== null);
     this.#sender = this.#plugins.find((plugin) => plugin.send);
   }
 
-  intercept(request: HttpRequest<unknown>, next: HttpHandlerFn): Observable<HttpEvent<unknown>> {
+  intercept(request: HttpRequest<unknown>, next: HttpHandlerFn): Sent {
     if (this.#refreshCall.isSending) {
       // The refresh request itself: a plug-in may send it its way (a server render's cookies, a proof).
       const sender = this.#plugins.find((plugin) => plugin.sendRefresh);
       return sender ? sender.sendRefresh!(request, next, this.#allows(request.url)) : next(request);
     }
-    this.#each('request');
+    for (const plugin of this.#plugins) plugin.request?.();
     // has() first: get() would store the default in every request's context.
     const context = request.context;
     if (this.#disabled || (context.has(SKIP_TOKEN_REFRESH) && context.get(SKIP_TOKEN_REFRESH))) {
       // A sender still sends what `withToken` marked for it (a sign-in's proof).
-      return this.#out(request, null, next);
+      return this.#send(request, next, null, Infinity);
     }
     if (!this.#allows(request.url)) {
       return typeof ngDevMode !== 'undefined' && ngDevMode
-        ? next(request).pipe(
-            tap({
-              error: (error) => warnUnmanagedOrigin(error, request, this.options.refreshOnStatus, this.#warned),
-            }),
-          )
+        ? warnUnmanagedOrigin(next(request), request, this.options.refreshOnStatus, this.#warned)
         : next(request);
     }
     const arrival = this.#epoch;
     const inFlight = this.#inFlight;
-    if (!inFlight) {
-      const token = this.options.attachToken ? this.#current : null;
-      return this.#catch(request, this.#out(request, token, next), next, 0, token, arrival);
-    }
+    if (!inFlight) return this.#send(request, next, this.options.attachToken ? this.#current : null, 0, arrival);
     // Its token is known to be rejected: wait for the new one instead of paying for a certain 401.
     // After a failed refresh it goes out as it came (it may need no token) with its arrival epoch,
     // so a 401 then reaches the caller without another refresh.
     if (this.#events.observed) this.#events.next({ type: 'requestHeld', request });
-    return this.#wait(inFlight, (outcome) => {
-      const token = outcome.ok ? outcome.token : null;
-      return this.#catch(request, this.#out(request, token, next), next, 0, token, outcome.ok ? outcome.epoch : arrival);
-    });
-  }
-
-  /**
-   * The app's token (a login) or `null` (a logout). `fresh: false` (the public `{ restored: true }`):
-   * a token put back, not a new one, so no clock is read from it and other tabs are not told.
-   * `expiresAt`: when it expires (device time, ms), if its issuer said.
-   */
-  setToken(token: string | null, fresh = true, expiresAt: number | null = null): void {
-    const inFlight = this.#inFlight;
-    // The app decided (a login, a logout) while a refresh ran: its answer no longer matters. End it
-    // without callbacks; waiters repeat with the app's token, or get their own error after a logout.
-    this.#setCurrentToken(token, expiresAt, fresh, fresh);
-    if (inFlight) this.#end(inFlight);
+    return this.#wait(inFlight, (outcome) =>
+      outcome.ok
+        ? this.#send(request, next, outcome.token, 0, outcome.epoch)
+        : this.#send(request, next, null, 0, arrival),
+    );
   }
 
   /**
@@ -196,17 +161,12 @@ export class RefreshGate implements GateHost {
     return token === null ? request : this.#write(request, token);
   }
 
-  token(): string | null {
-    return this.#current;
-  }
-
-  expiresAt(): number | null {
-    return this.#expiresAt;
-  }
-
-  disabled(): boolean {
-    return this.#disabled;
-  }
+  readonly token = () => this.#current;
+  readonly expiresAt = () => this.#expiresAt;
+  readonly disabled = () => this.#disabled;
+  readonly changed = () => {
+    for (const plugin of this.#plugins) plugin.changed?.(false, false);
+  };
 
   /** Another tab brought a token: it replaces this tab's, and ends a refresh waiting for its turn. */
   receive(token: string, expiresAt: number | null): void {
@@ -222,22 +182,12 @@ export class RefreshGate implements GateHost {
   }
 
   emit(event: TokenRefreshEvent): void {
-    this.#each('event', event);
+    for (const plugin of this.#plugins) plugin.event?.(event);
     if (this.#events.observed) this.#events.next(event);
-  }
-
-  changed(): void {
-    this.#each('changed', false, false);
   }
 
   share(token: string): Promise<void> {
     return Promise.all(this.#plugins.map((plugin) => plugin.share?.(token))).then(() => undefined);
-  }
-
-  /** `request` sent with `token` (none for `null`): by the sender, else written by `setAuthHeader`. */
-  #out(request: HttpRequest<unknown>, token: string | null, next: HttpHandlerFn): Observable<HttpEvent<unknown>> {
-    if (this.#sender) return this.#sender.send!(request, token, next);
-    return next(token === null ? request : this.#write(request, token));
   }
 
   #write(request: HttpRequest<unknown>, token: string, context?: HttpContext): HttpRequest<unknown> {
@@ -248,32 +198,31 @@ export class RefreshGate implements GateHost {
   }
 
   /**
-   * What `sent` (`original` as `retries` repeats left it, with `token` in token state `epoch`)
-   * answers, with a 401 turned into a refresh and a repeat while repeats are left.
+   * Sends `original` (with the `context` of a repeat) with `token` (none for `null`; by the sender,
+   * else written by `setAuthHeader`) in token state `epoch`, and, while repeats are left after
+   * `retries`, turns a 401 into a refresh and a repeat.
    */
-  #catch(
+  #send(
     original: HttpRequest<unknown>,
-    sent: Observable<HttpEvent<unknown>>,
     next: HttpHandlerFn,
-    retries: number,
     token: string | null,
-    epoch: number,
-  ): Observable<HttpEvent<unknown>> {
+    retries: number,
+    epoch = 0,
+    context?: HttpContext,
+  ) {
+    const sent = this.#sender
+      ? this.#sender.send!(context ? original.clone({ context }) : original, token, next)
+      : next(token === null ? original : this.#write(original, token, context));
     // Out of retries (a repeat, by default): nothing left to catch, so no operator to pay for.
     if (retries >= this.options.maxRetryCount) return sent;
     return sent.pipe(
       catchError((error: unknown) => {
-        if (
-          !(error instanceof HttpErrorResponse) ||
-          !this.options.refreshOnStatus.includes(error.status) ||
-          this.#disabled
-        ) {
-          return throwError(() => error);
-        }
+        const status = error instanceof HttpErrorResponse ? error.status : 0;
+        if (!this.options.refreshOnStatus.includes(status) || this.#disabled) return throwError(() => error);
         // Sent without a token, and the token has not changed since (the epoch did not move): if the
         // gate holds one, it held it then, and the 401 is likely just for the missing token.
         if (typeof ngDevMode !== 'undefined' && ngDevMode && token === null && epoch === this.#epoch) {
-          warnTokenNotAttached(original, error.status, this.#current, this.options.setAuthHeader, this.#warned);
+          warnTokenNotAttached(original, status, this.#current, this.options.setAuthHeader, this.#warned);
         }
         // A plug-in says no (the session ended for idleness): the 401 is the answer.
         if (!this.#may(false)) return throwError(() => error);
@@ -281,11 +230,11 @@ export class RefreshGate implements GateHost {
           // The token changed after this request left, so its 401 is about an older token: repeat it
           // with the current one, or, if the last refresh failed (no token), let the caller have it.
           const current = this.#current;
-          return current !== null ? this.#repeat(original, next, retries, current, this.#epoch) : throwError(() => error);
+          return current !== null
+            ? this.#repeat(original, next, retries, current, this.#epoch)
+            : throwError(() => error);
         }
-        if (this.#events.observed) {
-          this.#events.next({ type: 'requestQueued', request: original, status: error.status });
-        }
+        if (this.#events.observed) this.#events.next({ type: 'requestQueued', request: original, status });
         return this.#wait(this.#join(original), (outcome) =>
           outcome.ok
             ? this.#repeat(original, next, retries, outcome.token, outcome.epoch)
@@ -295,23 +244,14 @@ export class RefreshGate implements GateHost {
     );
   }
 
-  #repeat(
-    original: HttpRequest<unknown>,
-    next: HttpHandlerFn,
-    retries: number,
-    token: string,
-    epoch: number,
-  ): Observable<HttpEvent<unknown>> {
+  #repeat(original: HttpRequest<unknown>, next: HttpHandlerFn, retries: number, token: string, epoch: number): Sent {
     const attempt = retries + 1;
     // A fresh context: the caller's context object may be shared with other requests.
     const context = new HttpContext();
     for (const key of original.context.keys()) context.set(key, original.context.get(key));
     context.set(TOKEN_REFRESH_RETRY_COUNT, attempt);
     if (this.#events.observed) this.#events.next({ type: 'requestRetried', request: original, attempt });
-    const sent = this.#sender
-      ? this.#sender.send!(original.clone({ context }), token, next)
-      : next(this.#write(original, token, context));
-    return this.#catch(original, sent, next, attempt, token, epoch);
+    return this.#send(original, next, token, attempt, epoch, context);
   }
 
   /** Waits for `inFlight` to end, then goes on with `then(outcome)`. */
@@ -331,26 +271,18 @@ export class RefreshGate implements GateHost {
 
   /** The refresh in flight, or a new one, for `trigger`'s 401 or `refresh()`: somebody needs its token now. */
   #join(trigger: HttpRequest<unknown> | null): InFlight {
-    const inFlight = this.#inFlight;
-    if (!inFlight) return this.#start(trigger);
     // No longer ahead of expiry: its failure is theirs to see.
-    inFlight.ahead = false;
-    return inFlight;
+    if (this.#inFlight) this.#inFlight.ahead = false;
+    return this.#inFlight ?? this.#start(trigger);
   }
 
   #start(trigger: HttpRequest<unknown> | null, ahead = false): InFlight {
     // A subject of its own per refresh, so a refresh started from inside the end of the previous
     // one (a repeat failing again at once) can never hand its outcome to older waiters.
-    const inFlight: InFlight = {
-      outcome: new BehaviorSubject<RefreshOutcome | null>(null),
-      call: new Subscription(),
-      ahead,
-    };
+    const inFlight = { outcome: new BehaviorSubject<RefreshOutcome | null>(null), call: new Subscription(), ahead };
     this.#inFlight = inFlight;
     this.#refreshing.set(true);
-    this.emit(
-      ahead ? { type: 'refreshStarted', request: trigger, ahead } : { type: 'refreshStarted', request: trigger },
-    );
+    this.emit({ type: 'refreshStarted', request: trigger, ...(ahead && { ahead }) });
     let call = this.#refreshCall.run();
     for (const plugin of this.#plugins) if (plugin.refresh) call = plugin.refresh(call);
     inFlight.call.add(call.subscribe((result) => this.#end(inFlight, result)));
@@ -424,7 +356,7 @@ export class RefreshGate implements GateHost {
     this.#expiresAt = token === null ? null : expiresAt;
     this.#token.set(token);
     this.#epoch++;
-    this.#each('changed', fresh, signIn);
+    for (const plugin of this.#plugins) plugin.changed?.(fresh, signIn);
   }
 
   #setDisabled(disabled: boolean): void {
@@ -435,10 +367,5 @@ export class RefreshGate implements GateHost {
   /** Whether every plug-in lets a refresh start now (`planned`: no request waits for it). */
   #may(planned: boolean): boolean {
     return this.#plugins.every((plugin) => plugin.mayRefresh?.(planned) ?? true);
-  }
-
-  /** Calls `point` of every plug-in that has it, in order. */
-  #each<K extends 'request' | 'changed' | 'event'>(point: K, ...args: Parameters<NonNullable<GatePlugin[K]>>): void {
-    for (const plugin of this.#plugins) (plugin[point] as ((...args: unknown[]) => void) | undefined)?.(...args);
   }
 }

@@ -1,8 +1,13 @@
 import type { HttpInterceptorFn } from '@angular/common/http';
-import { inject } from '@angular/core';
+import { InjectionToken, inject } from '@angular/core';
 
 import { RuntimeError } from '../internal/runtime-error';
-import { TOKEN_REFRESH_GATE } from './refresh-gate';
+import type { RefreshGate } from './refresh-gate';
+
+/** The gate of the interceptor registered by `provideTokenRefresh` in this injector. */
+export const TOKEN_REFRESH_GATE = new InjectionToken<RefreshGate>(
+  typeof ngDevMode !== 'undefined' && ngDevMode ? 'TOKEN_REFRESH_GATE' : '',
+);
 
 /**
  * The interceptor configured by {@link provideTokenRefresh} (or `provideAuth`). Order in

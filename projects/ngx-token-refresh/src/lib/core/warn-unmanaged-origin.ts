@@ -1,13 +1,24 @@
-import { HttpErrorResponse, type HttpRequest } from '@angular/common/http';
+import { HttpErrorResponse, type HttpEvent, type HttpRequest } from '@angular/common/http';
+import { type Observable, tap } from 'rxjs';
 
 import { warnRuntime } from '../internal/runtime-error';
 
 /**
- * Dev mode: says once per origin why a 401 from it did not start a refresh (tokens may not go there).
- * A function of its own, not a method of the gate: production builds drop it with the dev-mode
- * branch that calls it. `warned` holds what this application was warned about already.
+ * Dev mode: `sent` (the answer to `request`, whose URL may not carry a token), watched so that a 401
+ * from it says once per origin why it did not start a refresh. A function of its own, not a method of
+ * the gate: production builds drop it with the dev-mode branch that calls it. `warned` holds what
+ * this application was warned about already.
  */
 export function warnUnmanagedOrigin(
+  sent: Observable<HttpEvent<unknown>>,
+  request: HttpRequest<unknown>,
+  refreshOnStatus: readonly number[],
+  warned: Set<string>,
+): Observable<HttpEvent<unknown>> {
+  return sent.pipe(tap({ error: (error: unknown) => warnOnce(error, request, refreshOnStatus, warned) }));
+}
+
+function warnOnce(
   error: unknown,
   request: HttpRequest<unknown>,
   refreshOnStatus: readonly number[],

@@ -1,7 +1,7 @@
 import { inject } from '@angular/core';
 
 import { RuntimeError } from '../internal/runtime-error';
-import { TOKEN_REFRESH_GATE } from '../core/refresh-gate';
+import { TOKEN_REFRESH_GATE } from '../core/token-refresh-interceptor';
 import { IDLE_TIMEOUT_STATE, type IdleTimeoutRef } from './idle-timeout-ref';
 
 /**
