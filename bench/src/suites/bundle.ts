@@ -95,7 +95,7 @@ interface Built {
 }
 
 /**
- * The `ɵkind` of every feature (lib/refresh/token-refresh-feature.ts): string literals only a `withX()`
+ * The `ɵkind` of every feature (lib/core/token-refresh-feature.ts): string literals only a `withX()`
  * carries in a production build, searched for with their quotes.
  */
 const FEATURE_KINDS = ['CrossTabSync', 'NoCrossTabSync', 'ProactiveRefresh', 'ServerSession', 'DPoP', 'IdleTimeout'];
