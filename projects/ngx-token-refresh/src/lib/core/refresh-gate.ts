@@ -33,6 +33,8 @@ type RefreshOutcome =
 interface InFlight {
   /** `null` until the refresh ends, then its outcome: what its waiters wait on (`#wait`). */
   readonly outcome: BehaviorSubject<RefreshOutcome | null>;
+  /** The outcome once it is there: made once per refresh, shared by its waiters (`filter`, `take(1)`). */
+  readonly settled: Observable<RefreshOutcome>;
   /** The gate's subscription to the refresh call; ending the refresh drops the call. */
   readonly call: Subscription;
   /**
@@ -257,15 +259,9 @@ export class RefreshGate implements GateHost {
   /** Waits for `inFlight` to end, then goes on with `then(outcome)`. */
   #wait<T>(inFlight: InFlight, then: (outcome: RefreshOutcome) => Observable<T>): Observable<T> {
     return new Observable<T>((subscriber) =>
-      inFlight.outcome
-        .pipe(
-          filter((outcome) => outcome !== null),
-          take(1),
-          // Gone already, though not yet unsubscribed here: a finalizer of the caller's, run before
-          // ours, ended the refresh (a login on cancel). A caller that left sends nothing.
-          switchMap((outcome) => (subscriber.closed ? EMPTY : then(outcome))),
-        )
-        .subscribe(subscriber),
+      // Gone already, though not yet unsubscribed here: a finalizer of the caller's, run before ours,
+      // ended the refresh (a login on cancel). A caller that left sends nothing.
+      inFlight.settled.pipe(switchMap((outcome) => (subscriber.closed ? EMPTY : then(outcome)))).subscribe(subscriber),
     );
   }
 
@@ -279,7 +275,12 @@ export class RefreshGate implements GateHost {
   #start(trigger: HttpRequest<unknown> | null, ahead = false): InFlight {
     // A subject of its own per refresh, so a refresh started from inside the end of the previous
     // one (a repeat failing again at once) can never hand its outcome to older waiters.
-    const inFlight = { outcome: new BehaviorSubject<RefreshOutcome | null>(null), call: new Subscription(), ahead };
+    const outcome = new BehaviorSubject<RefreshOutcome | null>(null);
+    const settled = outcome.pipe(
+      filter((value) => value !== null),
+      take(1),
+    );
+    const inFlight = { outcome, settled, call: new Subscription(), ahead };
     this.#inFlight = inFlight;
     this.#refreshing.set(true);
     this.emit({ type: 'refreshStarted', request: trigger, ...(ahead && { ahead }) });
@@ -366,6 +367,7 @@ export class RefreshGate implements GateHost {
 
   /** Whether every plug-in lets a refresh start now (`planned`: no request waits for it). */
   #may(planned: boolean): boolean {
-    return this.#plugins.every((plugin) => plugin.mayRefresh?.(planned) ?? true);
+    for (const plugin of this.#plugins) if (plugin.mayRefresh?.(planned) === false) return false;
+    return true;
   }
 }

@@ -9,6 +9,9 @@ export const TOKEN_REFRESH_GATE = new InjectionToken<RefreshGate>(
   typeof ngDevMode !== 'undefined' && ngDevMode ? 'TOKEN_REFRESH_GATE' : '',
 );
 
+/** Made once: `inject` runs for every request. */
+const OPTIONAL = { optional: true } as const;
+
 /**
  * The interceptor configured by {@link provideTokenRefresh} (or `provideAuth`). Order in
  * `withInterceptors`: URL rewriters (a base-URL prefixer) before it, since it judges by the URL it
@@ -22,7 +25,7 @@ export const TOKEN_REFRESH_GATE = new InjectionToken<RefreshGate>(
  * ```
  */
 export const tokenRefreshInterceptor: HttpInterceptorFn = (request, next) => {
-  const gate = inject(TOKEN_REFRESH_GATE, { optional: true });
+  const gate = inject(TOKEN_REFRESH_GATE, OPTIONAL);
   if (!gate) {
     throw new RuntimeError(
       'MissingProvider',
