@@ -1,11 +1,6 @@
 import { HttpClient } from '@angular/common/http';
 import { Injectable, computed, inject } from '@angular/core';
-import {
-  injectTokenRefresh,
-  parseJwtClaims,
-  ɵinjectTokenWriter as injectTokenWriter,
-  ɵisUsableToken as isUsableToken,
-} from 'ngx-token-refresh';
+import { DPOP_PROOF, injectTokenRefresh, parseJwtClaims, ɵisUsableToken as isUsableToken } from 'ngx-token-refresh';
 import { type Observable, catchError, defer, finalize, map, of, throwError } from 'rxjs';
 
 import { ApiError } from '../errors/api-error';
@@ -39,8 +34,6 @@ export class AuthClient {
   private readonly config = inject(AUTH_CONFIG);
   private readonly session = inject(AuthSession);
   private readonly tokenRefresh = injectTokenRefresh();
-  /** Marks the login for the interceptor (withDPoP() signs it). */
-  private readonly writeToken = injectTokenWriter();
 
   /** The current access token (in memory by default), or `null` when signed out. */
   readonly accessToken = this.session.token;
@@ -67,7 +60,7 @@ export class AuthClient {
     }
     // With withDPoP(), a proof goes along: the server binds the new session to this browser's key.
     return postAuthRequest(this.http, `${this.config.baseUrl}/login`, { username, password }, (request) =>
-      this.writeToken(request, null),
+      request.clone({ context: request.context.set(DPOP_PROOF, true) }),
     ).pipe(
       map((response) => {
         const token = readAccessToken(response);

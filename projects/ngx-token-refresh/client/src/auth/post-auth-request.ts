@@ -6,10 +6,10 @@ import { SKIP_TOKEN_REFRESH } from 'ngx-token-refresh';
 /**
  * POSTs `body` to one of the `/auth` endpoints (login, refresh, logout): with cookies
  * (`withCredentials`, for the HttpOnly refresh cookie) and outside the refresh logic
- * (`SKIP_TOKEN_REFRESH`: a 401 here is an answer, never a reason to refresh). `authorize` writes the
- * access token, or marks the request for `withDPoP()`'s proof; it must be the interceptor's own
- * (`RefreshGate.withToken`), so the token obeys `setAuthHeader` and the URL policy like every other
- * request.
+ * (`SKIP_TOKEN_REFRESH`: a 401 here is an answer, never a reason to refresh). `authorize` asks for
+ * `withDPoP()`'s proof (`DPOP_PROOF`), or writes the access token; a token must be written the
+ * interceptor's way (`ɵinjectTokenWriter`), so that it obeys `setAuthHeader` and the URL policy like
+ * every other request.
  */
 export function postAuthRequest(
   http: HttpClient,
