@@ -42,12 +42,9 @@ export type { JwtClaims } from './lib/jwt/parse-jwt-claims';
 // Not part of the public API: they may change or go away in any release.
 export { injectCallbackRunner as ɵinjectCallbackRunner } from './lib/internal/inject-callback-runner';
 export { isSameOriginPath as ɵisSameOriginPath } from './lib/internal/is-same-origin-path';
-export { isSecureTokenUrl as ɵisSecureTokenUrl } from './lib/core/create-token-url-policy';
+export { isSecureEndpoint as ɵisSecureEndpoint } from './lib/internal/is-secure-endpoint';
 export { isUsableToken as ɵisUsableToken } from './lib/internal/is-usable-token';
 export { RuntimeError as ɵRuntimeError, warnRuntime as ɵwarnRuntime } from './lib/internal/runtime-error';
 export { injectTokenWriter as ɵinjectTokenWriter } from './lib/core/inject-token-writer';
-export { provideTokenRefreshFrom as ɵprovideTokenRefreshFrom } from './lib/core/provide-token-refresh';
-export { readBaseHref as ɵreadBaseHref } from './lib/core/create-token-url-policy';
-export { REFRESH_ONLY_UNDER_LOCK as ɵREFRESH_ONLY_UNDER_LOCK } from './lib/cross-tab/refresh-only-under-lock';
+export { provideTokenRefreshPreset as ɵprovideTokenRefreshPreset } from './lib/internal/provide-token-refresh-preset';
 export { DPOP_KEYS as ɵDPOP_KEYS } from './lib/dpop/dpop-keys';
-export { IDLE_TIMEOUT_HANDLERS as ɵIDLE_TIMEOUT_HANDLERS } from './lib/idle/idle-timeout-handlers';

@@ -3,7 +3,7 @@ import { InjectionToken } from '@angular/core';
 import {
   type TokenRefreshOptions,
   ɵRuntimeError as RuntimeError,
-  ɵisSecureTokenUrl as isSecureTokenUrl,
+  ɵisSecureEndpoint as isSecureEndpoint,
 } from 'ngx-token-refresh';
 
 import type { OAuthError } from './oauth-error';
@@ -237,17 +237,4 @@ function assertValidConfig(config: OAuthRefreshConfig): void {
   }
   if (onSessionExpired !== undefined && typeof onSessionExpired !== 'function')
     fail('onSessionExpired must be a function');
-}
-
-/**
- * Whether refresh tokens may go to `url`: `https:`, or `http:` on a loopback host. A relative URL is
- * judged against `base` (the page's URL; without one, taken as secure: it is checked again against
- * the page before anything is sent).
- */
-export function isSecureEndpoint(url: string, base = 'https://relative.invalid'): boolean {
-  try {
-    return isSecureTokenUrl(new URL(url, base));
-  } catch {
-    return false;
-  }
 }

@@ -6,12 +6,12 @@ import {
   TokenRefreshError,
   injectTokenRefresh,
   ɵinjectCallbackRunner as injectCallbackRunner,
+  ɵisSecureEndpoint as isSecureEndpoint,
   ɵisUsableToken as isUsableToken,
-  ɵreadBaseHref as readBaseHref,
 } from 'ngx-token-refresh';
 
 import { isPassingFailure } from './is-passing-failure';
-import { OAUTH_REFRESH_CONFIG, isSecureEndpoint } from './oauth-refresh-config';
+import { OAUTH_REFRESH_CONFIG } from './oauth-refresh-config';
 import { OAuthError } from './oauth-error';
 import { type OAuthTokenResponse, type OAuthTokens, readTokenResponse } from './oauth-token-response';
 import { postTokenRequest } from './post-token-request';
@@ -256,6 +256,6 @@ export class OAuthSessionState {
 
   /** Whether `url` may receive refresh tokens, a relative one judged against the page's URL. */
   #isSecure(url: string): boolean {
-    return isSecureEndpoint(url, readBaseHref(this.#document));
+    return isSecureEndpoint(url, this.#document);
   }
 }

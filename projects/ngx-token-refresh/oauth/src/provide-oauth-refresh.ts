@@ -4,8 +4,7 @@ import {
   type TokenRefreshFeature,
   ɵRuntimeError as RuntimeError,
   ɵDPOP_KEYS as DPOP_KEYS,
-  ɵREFRESH_ONLY_UNDER_LOCK as REFRESH_ONLY_UNDER_LOCK,
-  ɵprovideTokenRefreshFrom as provideTokenRefreshFrom,
+  ɵprovideTokenRefreshPreset as provideTokenRefreshPreset,
   ɵwarnRuntime as warnRuntime,
 } from 'ngx-token-refresh';
 
@@ -92,10 +91,9 @@ export function provideOAuthRefresh(
     },
     OAuthSessionState,
     OAuthSession,
-    // One copy of the refresh token for all tabs: a tab must never send it without the cross-tab lock.
-    resolved.sharedStore ? { provide: REFRESH_ONLY_UNDER_LOCK, useValue: true } : [],
-    provideTokenRefreshFrom(
-      'provideOAuthRefresh',
+    provideTokenRefreshPreset(
+      // One copy of the refresh token for all tabs: a tab must never send it without the cross-tab lock.
+      { caller: 'provideOAuthRefresh', refreshOnlyUnderLock: resolved.sharedStore },
       {
         allowedOrigins: config.allowedOrigins,
         setAuthHeader: config.setAuthHeader,

@@ -8,9 +8,8 @@ import {
 
 import {
   type TokenRefreshFeature,
-  ɵIDLE_TIMEOUT_HANDLERS as IDLE_TIMEOUT_HANDLERS,
   ɵRuntimeError as RuntimeError,
-  ɵprovideTokenRefreshFrom as provideTokenRefreshFrom,
+  ɵprovideTokenRefreshPreset as provideTokenRefreshPreset,
   ɵwarnRuntime as warnRuntime,
 } from 'ngx-token-refresh';
 
@@ -83,8 +82,12 @@ export function provideAuth(config: AuthConfig = {}, ...features: TokenRefreshFe
   }
   return makeEnvironmentProviders([
     { provide: AUTH_CONFIG, useValue: resolved },
-    provideTokenRefreshFrom(
-      'provideAuth',
+    provideTokenRefreshPreset(
+      {
+        caller: 'provideAuth',
+        // withIdleTimeout(): the tab whose deadline passed first tells the server, unless the app said otherwise.
+        idleSignOut: (token) => void inject(AuthSession).signOutOnServer(token),
+      },
       {
         allowedOrigins: config.allowedOrigins,
         setAuthHeader: config.setAuthHeader,
@@ -107,11 +110,6 @@ export function provideAuth(config: AuthConfig = {}, ...features: TokenRefreshFe
       },
       features,
     ),
-    // withIdleTimeout(): the tab whose deadline passed first tells the server, unless the app said otherwise.
-    {
-      provide: IDLE_TIMEOUT_HANDLERS,
-      useValue: { signOut: (token: string) => void inject(AuthSession).signOutOnServer(token) },
-    },
     // Restore a stored token before the first request goes out.
     provideEnvironmentInitializer(() => inject(AuthSession).restoreStored()),
   ]);

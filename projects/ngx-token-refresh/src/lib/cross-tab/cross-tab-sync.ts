@@ -4,9 +4,9 @@ import { Observable, type Subscriber } from 'rxjs';
 
 import { injectCallbackRunner } from '../internal/inject-callback-runner';
 import { isUsableToken } from '../internal/is-usable-token';
+import { TOKEN_REFRESH_PRESET } from '../internal/provide-token-refresh-preset';
 import type { GateHost, GatePlugin } from '../core/gate-plugin';
 import type { RefreshResult } from '../core/refresh-call';
-import { REFRESH_ONLY_UNDER_LOCK } from './refresh-only-under-lock';
 import { TokenRefreshError } from '../core/token-refresh-error';
 
 /** The settings of {@link CrossTabSync}, as `withCrossTabSync` resolved them. */
@@ -14,7 +14,7 @@ export interface CrossTabSyncSettings {
   readonly name: string;
   readonly shareToken: boolean;
   readonly onSignedOutElsewhere?: () => void;
-  /** Never refresh without the lock (see `REFRESH_ONLY_UNDER_LOCK`). */
+  /** Never refresh without the lock (see `TokenRefreshPreset.refreshOnlyUnderLock`). */
   readonly onlyUnderLock?: boolean;
 }
 
@@ -70,8 +70,8 @@ const MESSAGE_GRACE_MS = 1000;
  * A tab closed in the middle of a refresh releases its locks (the browser does that), so the next
  * tab goes on. A tab that cannot get the lock within `refreshTimeout` refreshes without it: the
  * server's overlap window keeps the session then, and nothing hangs. Where the refresh token is one
- * copy shared by the tabs (`REFRESH_ONLY_UNDER_LOCK`), it fails its refresh with `Timeout` instead
- * (the session is kept, and the next 401 tries again).
+ * copy shared by the tabs (`TokenRefreshPreset.refreshOnlyUnderLock`), it fails its refresh with
+ * `Timeout` instead (the session is kept, and the next 401 tries again).
  */
 export class CrossTabSync implements GatePlugin {
   readonly #settings: CrossTabSyncSettings;
@@ -105,16 +105,11 @@ export class CrossTabSync implements GatePlugin {
     if (!isPlatformBrowser(inject(PLATFORM_ID))) return null;
     const locks = typeof navigator === 'undefined' ? undefined : navigator.locks;
     if (typeof locks?.request !== 'function' || typeof BroadcastChannel !== 'function') return null;
-    const onlyUnderLock = inject(REFRESH_ONLY_UNDER_LOCK, { optional: true }) ?? false;
+    const onlyUnderLock = inject(TOKEN_REFRESH_PRESET, { optional: true })?.refreshOnlyUnderLock ?? false;
     return new CrossTabSync({ ...settings, onlyUnderLock }, gate, gate.options.refreshTimeout, locks);
   }
 
-  private constructor(
-    settings: CrossTabSyncSettings,
-    gate: GateHost,
-    refreshTimeout: number,
-    locks: LockManager,
-  ) {
+  private constructor(settings: CrossTabSyncSettings, gate: GateHost, refreshTimeout: number, locks: LockManager) {
     this.#settings = settings;
     this.#gate = gate;
     this.#refreshTimeout = refreshTimeout;

@@ -1,10 +1,10 @@
 import { inject } from '@angular/core';
 
+import { TOKEN_REFRESH_PRESET } from '../internal/provide-token-refresh-preset';
 import { RuntimeError } from '../internal/runtime-error';
 import { GATE_PLUGINS, type GatePluginFactory } from '../core/gate-plugin';
 import { type TokenRefreshFeature, makeTokenRefreshFeature } from '../core/token-refresh-feature';
 import { IdleTimeout } from './idle-timeout';
-import { IDLE_TIMEOUT_HANDLERS } from './idle-timeout-handlers';
 import { IDLE_TIMEOUT_STATE, IdleTimeoutState } from './idle-timeout-ref';
 
 /** Options of {@link withIdleTimeout}. */
@@ -83,9 +83,9 @@ export function withIdleTimeout(options: IdleTimeoutOptions): TokenRefreshFeatur
   const idle = milliseconds(options.idle, 15 * 60_000, 1000);
   const warnBefore = Math.min(milliseconds(options.warnBefore, 60_000, 0), idle / 2);
   const factory: GatePluginFactory = (gate) => {
-    const handlers = inject(IDLE_TIMEOUT_HANDLERS, { optional: true });
+    const preset = inject(TOKEN_REFRESH_PRESET, { optional: true });
     return IdleTimeout.create(
-      { idle, warnBefore, name, signOut: signOut ?? handlers?.signOut, onTimeout },
+      { idle, warnBefore, name, signOut: signOut ?? preset?.idleSignOut, onTimeout },
       gate,
       inject(IDLE_TIMEOUT_STATE),
     );
