@@ -26,7 +26,12 @@ import { tokenRefreshInterceptor, withNoCrossTabSync, withServerSession } from '
 import { AuthClient, provideAuth } from 'ngx-token-refresh/client';
 import { catchError, of, switchMap } from 'rxjs';
 
-import { type CookieBackend, runAsServerBundle, startCookieBackend, textOf } from '../internal/server-render.spec-helper';
+import {
+  type CookieBackend,
+  runAsServerBundle,
+  startCookieBackend,
+  textOf,
+} from '../internal/server-render.spec-helper';
 
 // What dev mode says about the setup traps of server-rendered sessions (issue 35), in real renders
 // of an app wired as the README says: provideAuth with its relative /auth, the API at /api. A file of
