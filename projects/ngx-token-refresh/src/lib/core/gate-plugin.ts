@@ -34,20 +34,20 @@ export interface GateHost {
   /** Runs every plug-in's `changed(false, false)`: what a plug-in says in `mayRefresh` changed. */
   changed(): void;
   /** Before `token` goes to another tab: each plug-in's `share` has put in place what that tab needs. */
-  share(token: string): Promise<void>;
+  share(token: string): Promise<unknown>;
 }
 
 /**
- * A feature of the interceptor as its gate sees it: every point is optional, and the gate calls the
- * plug-ins in the order the features were given. An application without features has no plug-in,
- * and its gate runs none of these points.
+ * A feature of the interceptor as its gate sees it: every point is optional. The gate holds one
+ * plug-in, which calls the features' in the order they were given (`provideGatePlugin`); an
+ * application without features has none, and each point costs it a `?.`.
  */
 export interface GatePlugin {
   /** A request is about to go through the gate (not the refresh request itself). */
   request?(): void;
   /**
    * Sends `request` with `token` (`null`: without one), in place of `next(setAuthHeader(request,
-   * token))`. The first plug-in that has it sends every request the gate handles or lets by.
+   * token))`. The first feature's plug-in that has it sends every request the gate handles or lets by.
    */
   send?(request: HttpRequest<unknown>, token: string | null, next: HttpHandlerFn): Observable<HttpEvent<unknown>>;
   /**
@@ -79,7 +79,7 @@ export interface GatePlugin {
   /** What the gate emits (`refreshStarted`, `refreshFailed`, …), after the token changed. */
   event?(event: TokenRefreshEvent): void;
   /** Before this tab hands `token` to another: puts in place what that tab needs to use it. Never fails. */
-  share?(token: string): Promise<void>;
+  share?(token: string): Promise<unknown>;
 }
 
 /**
@@ -89,7 +89,10 @@ export interface GatePlugin {
  */
 export type GatePluginFactory = (host: GateHost) => GatePlugin | null;
 
-/** The plug-in factories the features registered in the injector that provides the interceptor. */
-export const GATE_PLUGINS = new InjectionToken<GatePluginFactory[]>(
-  typeof ngDevMode !== 'undefined' && ngDevMode ? 'GATE_PLUGINS' : '',
+/**
+ * The one plug-in the gate calls, made of every feature's (see `provideGatePlugin`). Provided only
+ * by features: an application without them has none, and ships no code that makes or combines one.
+ */
+export const GATE_PLUGIN = new InjectionToken<(host: GateHost) => GatePlugin | null>(
+  typeof ngDevMode !== 'undefined' && ngDevMode ? 'GATE_PLUGIN' : '',
 );

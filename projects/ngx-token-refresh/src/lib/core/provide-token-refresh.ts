@@ -1,7 +1,7 @@
 import { type EnvironmentProviders, InjectionToken, inject, makeEnvironmentProviders } from '@angular/core';
 
 import { RuntimeError } from '../internal/runtime-error';
-import { GATE_PLUGINS } from './gate-plugin';
+import { GATE_PLUGIN } from './gate-plugin';
 import { RefreshGate } from './refresh-gate';
 import { TOKEN_REFRESH_GATE } from './token-refresh-interceptor';
 import { resolveTokenRefreshOptions } from './resolve-token-refresh-options';
@@ -76,7 +76,7 @@ export function provideTokenRefreshFrom(
             );
           }
         }
-        return new RefreshGate(resolved, inject(GATE_PLUGINS, { self: true, optional: true }) ?? []);
+        return new RefreshGate(resolved, inject(GATE_PLUGIN, { self: true, optional: true }));
       },
     },
     features.map((feature) => feature.ɵproviders),

@@ -5,7 +5,7 @@ import { switchMap, take, throwError } from 'rxjs';
 
 import { injectCallbackRunner } from '../internal/inject-callback-runner';
 import { createTokenUrlPolicy, readBaseHref } from './create-token-url-policy';
-import type { GateHost, GatePlugin, GatePluginFactory } from './gate-plugin';
+import type { GateHost, GatePlugin } from './gate-plugin';
 import { RefreshCall, type RefreshResult, expiresAtFrom } from './refresh-call';
 import type { ResolvedTokenRefreshOptions } from './resolve-token-refresh-options';
 import { SKIP_TOKEN_REFRESH } from './skip-token-refresh';
@@ -75,10 +75,8 @@ export class RefreshGate implements GateHost {
   readonly #notify = injectCallbackRunner();
   readonly #refreshCall: RefreshCall;
   readonly options: ResolvedTokenRefreshOptions;
-  /** The features' plug-ins, in the order given (empty while they are made). */
-  #plugins: GatePlugin[] = [];
-  /** The plug-in that sends the requests (`withDPoP`: a proof per request), if any; else `setAuthHeader` writes. */
-  readonly #sender: GatePlugin | undefined;
+  /** The features' plug-in (one for all of them), or none: then no point costs more than a `?.`. */
+  #plugin: GatePlugin | null = null;
   /** `disable()`: the interceptor lets every request and response by untouched. */
   #disabled = false;
 
@@ -105,7 +103,7 @@ export class RefreshGate implements GateHost {
   };
 
   /** Needs an injection context: the gate lives as long as the injector that creates it. */
-  constructor(options: ResolvedTokenRefreshOptions, plugins: readonly GatePluginFactory[] = []) {
+  constructor(options: ResolvedTokenRefreshOptions, plug?: ((host: GateHost) => GatePlugin | null) | null) {
     this.options = options;
     this.#refreshCall = new RefreshCall(options, inject(EnvironmentInjector));
     const document = inject(DOCUMENT, { optional: true });
@@ -115,17 +113,15 @@ export class RefreshGate implements GateHost {
       if (this.#inFlight) this.#end(this.#inFlight, undefined, true);
       this.#events.complete();
     });
-    this.#plugins = plugins.map((make) => make(this)).filter((plugin) => plugin !== null);
-    this.#sender = this.#plugins.find((plugin) => plugin.send);
+    this.#plugin = plug?.(this) ?? null;
   }
 
   intercept(request: HttpRequest<unknown>, next: HttpHandlerFn): Sent {
     if (this.#refreshCall.isSending) {
       // The refresh request itself: a plug-in may send it its way (a server render's cookies, a proof).
-      const sender = this.#plugins.find((plugin) => plugin.sendRefresh);
-      return sender ? sender.sendRefresh!(request, next, this.#allows(request.url)) : next(request);
+      return this.#plugin?.sendRefresh?.(request, next, this.#allows(request.url)) ?? next(request);
     }
-    for (const plugin of this.#plugins) plugin.request?.();
+    this.#plugin?.request?.();
     // has() first: get() would store the default in every request's context.
     const context = request.context;
     if (this.#disabled || (context.has(SKIP_TOKEN_REFRESH) && context.get(SKIP_TOKEN_REFRESH))) {
@@ -158,17 +154,13 @@ export class RefreshGate implements GateHost {
    */
   withToken(request: HttpRequest<unknown>, token: string | null): HttpRequest<unknown> {
     if (token !== null && !this.#allows(request.url)) return request;
-    const marker = this.#plugins.find((plugin) => plugin.mark);
-    if (marker) return marker.mark!(request, token);
-    return token === null ? request : this.#write(request, token);
+    return this.#plugin?.mark?.(request, token) ?? (token === null ? request : this.#write(request, token));
   }
 
   readonly token = () => this.#current;
   readonly expiresAt = () => this.#expiresAt;
   readonly disabled = () => this.#disabled;
-  readonly changed = () => {
-    for (const plugin of this.#plugins) plugin.changed?.(false, false);
-  };
+  readonly changed = () => this.#plugin?.changed?.(false, false);
 
   /** Another tab brought a token: it replaces this tab's, and ends a refresh waiting for its turn. */
   receive(token: string, expiresAt: number | null): void {
@@ -180,16 +172,16 @@ export class RefreshGate implements GateHost {
   }
 
   plannedRefresh(ahead: boolean): void {
-    if (!this.#inFlight && !this.#disabled && this.#may(true)) this.#start(null, ahead);
+    if (!this.#inFlight && !this.#disabled && this.#plugin?.mayRefresh?.(true) !== false) this.#start(null, ahead);
   }
 
   emit(event: TokenRefreshEvent): void {
-    for (const plugin of this.#plugins) plugin.event?.(event);
+    this.#plugin?.event?.(event);
     if (this.#events.observed) this.#events.next(event);
   }
 
-  share(token: string): Promise<void> {
-    return Promise.all(this.#plugins.map((plugin) => plugin.share?.(token))).then(() => undefined);
+  share(token: string): Promise<unknown> {
+    return this.#plugin?.share?.(token) ?? Promise.resolve();
   }
 
   #write(request: HttpRequest<unknown>, token: string, context?: HttpContext): HttpRequest<unknown> {
@@ -212,8 +204,9 @@ export class RefreshGate implements GateHost {
     epoch = 0,
     context?: HttpContext,
   ) {
-    const sent = this.#sender
-      ? this.#sender.send!(context ? original.clone({ context }) : original, token, next)
+    const plugin = this.#plugin;
+    const sent = plugin?.send
+      ? plugin.send(context ? original.clone({ context }) : original, token, next)
       : next(token === null ? original : this.#write(original, token, context));
     // Out of retries (a repeat, by default): nothing left to catch, so no operator to pay for.
     if (retries >= this.options.maxRetryCount) return sent;
@@ -227,7 +220,7 @@ export class RefreshGate implements GateHost {
           warnTokenNotAttached(original, status, this.#current, this.options.setAuthHeader, this.#warned);
         }
         // A plug-in says no (the session ended for idleness): the 401 is the answer.
-        if (!this.#may(false)) return throwError(() => error);
+        if (this.#plugin?.mayRefresh?.(false) === false) return throwError(() => error);
         if (!this.#inFlight && this.#epoch !== epoch) {
           // The token changed after this request left, so its 401 is about an older token: repeat it
           // with the current one, or, if the last refresh failed (no token), let the caller have it.
@@ -284,8 +277,8 @@ export class RefreshGate implements GateHost {
     this.#inFlight = inFlight;
     this.#refreshing.set(true);
     this.emit({ type: 'refreshStarted', request: trigger, ...(ahead && { ahead }) });
-    let call = this.#refreshCall.run();
-    for (const plugin of this.#plugins) if (plugin.refresh) call = plugin.refresh(call);
+    const run = this.#refreshCall.run();
+    const call = this.#plugin?.refresh?.(run) ?? run;
     inFlight.call.add(call.subscribe((result) => this.#end(inFlight, result)));
     return inFlight;
   }
@@ -357,17 +350,11 @@ export class RefreshGate implements GateHost {
     this.#expiresAt = token === null ? null : expiresAt;
     this.#token.set(token);
     this.#epoch++;
-    for (const plugin of this.#plugins) plugin.changed?.(fresh, signIn);
+    this.#plugin?.changed?.(fresh, signIn);
   }
 
   #setDisabled(disabled: boolean): void {
     this.#disabled = disabled;
     this.changed();
-  }
-
-  /** Whether every plug-in lets a refresh start now (`planned`: no request waits for it). */
-  #may(planned: boolean): boolean {
-    for (const plugin of this.#plugins) if (plugin.mayRefresh?.(planned) === false) return false;
-    return true;
   }
 }

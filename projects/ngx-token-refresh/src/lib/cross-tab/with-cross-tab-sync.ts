@@ -1,6 +1,7 @@
 import { RuntimeError } from '../internal/runtime-error';
 import { CrossTabSync } from './cross-tab-sync';
-import { GATE_PLUGINS, type GatePluginFactory } from '../core/gate-plugin';
+import type { GatePluginFactory } from '../core/gate-plugin';
+import { provideGatePlugin } from '../core/provide-gate-plugin';
 import { type TokenRefreshFeature, makeTokenRefreshFeature } from '../core/token-refresh-feature';
 
 /** Options of {@link withCrossTabSync}. */
@@ -59,7 +60,7 @@ export function withCrossTabSync(options: CrossTabSyncOptions = {}): TokenRefres
   if (typeof ngDevMode !== 'undefined' && ngDevMode) assertValidCrossTabSyncOptions(options);
   const { shareToken = true, name = 'ngx-token-refresh', onSignedOutElsewhere } = options;
   const factory: GatePluginFactory = (gate) => CrossTabSync.create({ name, shareToken, onSignedOutElsewhere }, gate);
-  return makeTokenRefreshFeature('CrossTabSync', [{ provide: GATE_PLUGINS, multi: true, useValue: factory }]);
+  return makeTokenRefreshFeature('CrossTabSync', provideGatePlugin(factory));
 }
 
 /**

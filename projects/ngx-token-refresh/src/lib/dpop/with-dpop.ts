@@ -3,7 +3,8 @@ import { DOCUMENT, inject } from '@angular/core';
 import { RuntimeError } from '../internal/runtime-error';
 import { readBaseHref } from '../core/create-token-url-policy';
 import { type TokenRefreshFeature, makeTokenRefreshFeature } from '../core/token-refresh-feature';
-import { GATE_PLUGINS, type GatePluginFactory } from '../core/gate-plugin';
+import type { GatePluginFactory } from '../core/gate-plugin';
+import { provideGatePlugin } from '../core/provide-gate-plugin';
 import { DPOP_KEYS, createDPoPKeys } from './dpop-keys';
 import { DPoPTransport } from './dpop-transport';
 
@@ -71,6 +72,6 @@ export function withDPoP(options: DPoPOptions = {}): TokenRefreshFeature<'DPoP'>
   };
   return makeTokenRefreshFeature('DPoP', [
     { provide: DPOP_KEYS, useFactory: () => createDPoPKeys(name) },
-    { provide: GATE_PLUGINS, multi: true, useValue: factory },
+    ...provideGatePlugin(factory),
   ]);
 }

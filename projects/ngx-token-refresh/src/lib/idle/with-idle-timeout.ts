@@ -2,7 +2,8 @@ import { inject } from '@angular/core';
 
 import { TOKEN_REFRESH_PRESET } from '../internal/provide-token-refresh-preset';
 import { RuntimeError } from '../internal/runtime-error';
-import { GATE_PLUGINS, type GatePluginFactory } from '../core/gate-plugin';
+import type { GatePluginFactory } from '../core/gate-plugin';
+import { provideGatePlugin } from '../core/provide-gate-plugin';
 import { type TokenRefreshFeature, makeTokenRefreshFeature } from '../core/token-refresh-feature';
 import { IdleTimeout } from './idle-timeout';
 import { IDLE_TIMEOUT_STATE, IdleTimeoutState } from './idle-timeout-ref';
@@ -92,7 +93,7 @@ export function withIdleTimeout(options: IdleTimeoutOptions): TokenRefreshFeatur
   };
   return makeTokenRefreshFeature('IdleTimeout', [
     { provide: IDLE_TIMEOUT_STATE, useFactory: () => new IdleTimeoutState() },
-    { provide: GATE_PLUGINS, multi: true, useValue: factory },
+    ...provideGatePlugin(factory),
   ]);
 }
 

@@ -1,6 +1,7 @@
 import { RuntimeError } from '../internal/runtime-error';
 import { ProactiveRefresh } from './proactive-refresh';
-import { GATE_PLUGINS, type GatePluginFactory } from '../core/gate-plugin';
+import type { GatePluginFactory } from '../core/gate-plugin';
+import { provideGatePlugin } from '../core/provide-gate-plugin';
 import { type TokenRefreshFeature, makeTokenRefreshFeature } from '../core/token-refresh-feature';
 
 /** Options of {@link withProactiveRefresh}. */
@@ -69,7 +70,7 @@ export function withProactiveRefresh(options: ProactiveRefreshOptions = {}): Tok
     minInterval: interval === null ? null : Math.max(interval, 1000),
   };
   const factory: GatePluginFactory = (gate) => ProactiveRefresh.create(settings, gate);
-  return makeTokenRefreshFeature('ProactiveRefresh', [{ provide: GATE_PLUGINS, multi: true, useValue: factory }]);
+  return makeTokenRefreshFeature('ProactiveRefresh', provideGatePlugin(factory));
 }
 
 function milliseconds<T>(value: unknown, fallback: T): number | T {

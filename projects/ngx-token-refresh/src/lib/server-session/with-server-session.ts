@@ -23,7 +23,8 @@ import { isUsableToken } from '../internal/is-usable-token';
 import { RuntimeError, warnRuntime } from '../internal/runtime-error';
 import { parseJwtClaims } from '../jwt/parse-jwt-claims';
 import { isSecureTokenUrl } from '../core/create-token-url-policy';
-import { GATE_PLUGINS, type GateHost, type GatePlugin, type GatePluginFactory } from '../core/gate-plugin';
+import type { GateHost, GatePlugin, GatePluginFactory } from '../core/gate-plugin';
+import { provideGatePlugin } from '../core/provide-gate-plugin';
 import { injectTokenRefresh } from '../core/inject-token-refresh';
 import { TokenRefreshError } from '../core/token-refresh-error';
 import { type TokenRefreshFeature, makeTokenRefreshFeature } from '../core/token-refresh-feature';
@@ -94,7 +95,7 @@ export function withServerSession(options: ServerSessionOptions = {}): TokenRefr
   const { refreshCookie = null } = options;
   const factory: GatePluginFactory = (gate) => createRenderSession(gate, refreshCookie);
   return makeTokenRefreshFeature('ServerSession', [
-    { provide: GATE_PLUGINS, multi: true, useValue: factory },
+    ...provideGatePlugin(factory),
     // In the browser, at start-up: the render's token, put in place once every feature is (its clock
     // is then planned, the other tabs can ask for it), before the first request goes out.
     provideEnvironmentInitializer(() => {
