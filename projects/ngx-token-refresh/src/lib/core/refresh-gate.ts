@@ -187,8 +187,9 @@ export class RefreshGate implements GateHost {
   #write(request: HttpRequest<unknown>, token: string, context?: HttpContext): HttpRequest<unknown> {
     const write = this.options.setAuthHeader;
     if (write) return write(context ? request.clone({ context }) : request, token);
-    // The default writer: the repeat's context and the header in one copy of the request.
-    return request.clone({ context, setHeaders: { Authorization: `Bearer ${token}` } });
+    // The default writer: the repeat's context and the header in one copy of the request (`headers.set`:
+    // `setHeaders` would allocate its keys and a reducer for one header).
+    return request.clone({ context, headers: request.headers.set('Authorization', `Bearer ${token}`) });
   }
 
   /**
