@@ -105,7 +105,8 @@ export interface ServerConfig {
   readonly apiVendor: string;
   /**
    * Development only: the auth lab's `POST /auth/lab/expire-access-token` (see lab-routes.ts). Off
-   * unless DEV_LAB_ROUTES=true; `npm run start:real` and the browser tests turn it on.
+   * unless DEV_LAB_ROUTES=true; `npm run start:real` and the browser tests turn it on. Refused when
+   * `NODE_ENV=production`.
    */
   readonly devLabRoutes: boolean;
   /** Pino log level. */
@@ -116,6 +117,8 @@ export interface ServerConfig {
 export type DpopMode = 'off' | 'allowed' | 'required';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+/** The values of `NODE_ENV` the server knows, in any case; unset means development. */
+const NODE_ENVS = ['production', 'development', 'test'] as const;
 /** HS256 wants a key at least as long as its hash (RFC 7518 §3.2): 256 bits. */
 const MIN_SECRET_BYTES = 32;
 
@@ -145,7 +148,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): S
   const headersTimeoutMs = integer(env, 'HEADERS_TIMEOUT_MS', 10_000, 50, 600_000);
   // Node refuses a header deadline later than the whole request's.
   if (headersTimeoutMs > requestTimeoutMs) fail('HEADERS_TIMEOUT_MS', 'must not be longer than REQUEST_TIMEOUT_MS');
-  const production = env['NODE_ENV']?.trim() === 'production';
+  const production = nodeEnv(env) === 'production';
   const cookieSecure = boolean(env, 'COOKIE_SECURE', true);
   // A cookie without Secure goes out over plain HTTP to anyone on the path: a refresh token, that is
   // a whole session. Production must not run so by a leftover development setting.
@@ -153,6 +156,16 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): S
     fail(
       'COOKIE_SECURE',
       'must not be false when NODE_ENV=production (the refresh cookie would travel over plain HTTP)',
+    );
+  }
+  const devLabRoutes = boolean(env, 'DEV_LAB_ROUTES', false);
+  // A route that exists for the showcase's lab has no business on a production server: refused rather
+  // than silently dropped, so a leftover development setting is seen and removed.
+  if (devLabRoutes && production) {
+    fail(
+      'DEV_LAB_ROUTES',
+      'must not be true when NODE_ENV=production (POST /auth/lab/expire-access-token is for development only; ' +
+        'unset DEV_LAB_ROUTES)',
     );
   }
   const loginAccountMaxDelaySeconds = integer(env, 'LOGIN_ACCOUNT_MAX_DELAY_SECONDS', 900, 1, 24 * 60 * 60);
@@ -213,13 +226,27 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): S
     apiDocs: boolean(env, 'API_DOCS', !production),
     seedDemoData: boolean(env, 'SEED_DEMO_DATA', true),
     apiVendor,
-    devLabRoutes: boolean(env, 'DEV_LAB_ROUTES', false),
+    devLabRoutes,
     logLevel: logLevel as ServerConfig['logLevel'],
   };
 }
 
 function fail(name: string, problem: string): never {
   throw new Error(`reference-server: ${name} ${problem}`);
+}
+
+/**
+ * `NODE_ENV` in lower case (`Production` is production); unset or blank: development. Any other value
+ * is refused: a misspelt `prod` must not quietly keep the development defaults.
+ */
+function nodeEnv(env: Readonly<Record<string, string | undefined>>): (typeof NODE_ENVS)[number] {
+  const value = text(env, 'NODE_ENV');
+  if (value === null) return 'development';
+  const known = NODE_ENVS.find((name) => name === value.toLowerCase());
+  if (known === undefined) {
+    fail('NODE_ENV', `must be production, development or test (in any case; unset means development), got "${value}"`);
+  }
+  return known;
 }
 
 /** One of `values` (the first when unset). */

@@ -51,24 +51,47 @@ describe('main (npm run server)', () => {
     );
   });
 
-  it('refuses COOKIE_SECURE=false in production, naming the setting, before opening anything', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
-      env: { ...process.env, NODE_ENV: 'production', COOKIE_SECURE: 'false', JWT_SECRET: 's'.repeat(32), PORT: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    // A server that starts anyway would serve forever: stop it, and fail.
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    let stderr = '';
-    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const [code] = (await once(child, 'exit')) as [number | null];
-    clearTimeout(timer);
-    assert.equal(code, 1);
-    assert.equal(
-      stderr.trim(),
+  for (const [name, env, message] of [
+    [
+      'COOKIE_SECURE=false in production',
+      { NODE_ENV: 'production', COOKIE_SECURE: 'false' },
       'reference-server: COOKIE_SECURE must not be false when NODE_ENV=production ' +
         '(the refresh cookie would travel over plain HTTP)',
-    );
-  });
+    ],
+    [
+      'COOKIE_SECURE=false with NODE_ENV=Production (production in any case)',
+      { NODE_ENV: 'Production', COOKIE_SECURE: 'false' },
+      'reference-server: COOKIE_SECURE must not be false when NODE_ENV=production ' +
+        '(the refresh cookie would travel over plain HTTP)',
+    ],
+    [
+      'DEV_LAB_ROUTES=true in production',
+      { NODE_ENV: 'production', DEV_LAB_ROUTES: 'true' },
+      'reference-server: DEV_LAB_ROUTES must not be true when NODE_ENV=production ' +
+        '(POST /auth/lab/expire-access-token is for development only; unset DEV_LAB_ROUTES)',
+    ],
+    [
+      'NODE_ENV=prod (a value it does not know)',
+      { NODE_ENV: 'prod' },
+      'reference-server: NODE_ENV must be production, development or test ' +
+        '(in any case; unset means development), got "prod"',
+    ],
+  ] as const) {
+    it(`refuses ${name}, naming the setting, before opening anything`, async () => {
+      const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+        env: { ...process.env, ...env, JWT_SECRET: 's'.repeat(32), PORT: '0' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      // A server that starts anyway would serve forever: stop it, and fail.
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      let stderr = '';
+      child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const [code] = (await once(child, 'exit')) as [number | null];
+      clearTimeout(timer);
+      assert.equal(code, 1);
+      assert.equal(stderr.trim(), message);
+    });
+  }
 });
 
 /** Collects the child's output lines (log messages) until one matches; fails after 60 s or on exit. */

@@ -224,6 +224,60 @@ describe('readConfig', () => {
     assert.equal(readConfig({ COOKIE_SECURE: 'false' }).cookieSecure, false);
   });
 
+  it('refuses DEV_LAB_ROUTES=true when NODE_ENV=production, and takes it otherwise', () => {
+    assert.throws(
+      () => readConfig({ NODE_ENV: 'production', DEV_LAB_ROUTES: 'true' }),
+      (error: Error) =>
+        error.message ===
+        'reference-server: DEV_LAB_ROUTES must not be true when NODE_ENV=production ' +
+          '(POST /auth/lab/expire-access-token is for development only; unset DEV_LAB_ROUTES)',
+    );
+    assert.throws(() => readConfig({ NODE_ENV: 'production', DEV_LAB_ROUTES: 'yes' }), /DEV_LAB_ROUTES must not be/);
+    assert.equal(readConfig({ NODE_ENV: 'production', DEV_LAB_ROUTES: 'false' }).devLabRoutes, false);
+    assert.equal(readConfig({ NODE_ENV: 'development', DEV_LAB_ROUTES: 'true' }).devLabRoutes, true);
+    assert.equal(readConfig({ NODE_ENV: 'test', DEV_LAB_ROUTES: 'true' }).devLabRoutes, true);
+    assert.equal(readConfig({ DEV_LAB_ROUTES: 'true' }).devLabRoutes, true);
+  });
+
+  for (const value of ['Production', 'PRODUCTION', ' production ']) {
+    it(`counts NODE_ENV=${JSON.stringify(value)} as production: its defaults, and its refusals`, () => {
+      const config = readConfig({ NODE_ENV: value });
+      assert.equal(config.httpsOnly, true);
+      assert.equal(config.apiDocs, false);
+      assert.throws(
+        () => readConfig({ NODE_ENV: value, COOKIE_SECURE: 'false' }),
+        /^Error: reference-server: COOKIE_SECURE must not be false when NODE_ENV=production/,
+      );
+      assert.throws(
+        () => readConfig({ NODE_ENV: value, DEV_LAB_ROUTES: 'true' }),
+        /^Error: reference-server: DEV_LAB_ROUTES must not be true when NODE_ENV=production/,
+      );
+    });
+  }
+
+  for (const value of ['prod', 'Prod', 'staging', 'dev', 'productio n', 'production,test']) {
+    it(`refuses NODE_ENV=${JSON.stringify(value)}, naming the values it knows`, () => {
+      assert.throws(
+        () => readConfig({ NODE_ENV: value }),
+        (error: Error) =>
+          error.message ===
+          'reference-server: NODE_ENV must be production, development or test ' +
+            `(in any case; unset means development), got "${value}"`,
+      );
+    });
+  }
+
+  it('takes NODE_ENV development and test in any case, and unset or blank as development', () => {
+    for (const value of ['development', 'Development', 'DEVELOPMENT', 'test', 'Test', '', ' ', undefined]) {
+      const config = readConfig({ NODE_ENV: value, COOKIE_SECURE: 'false', DEV_LAB_ROUTES: 'true' });
+      assert.deepEqual(
+        [config.httpsOnly, config.apiDocs, config.cookieSecure, config.devLabRoutes],
+        [false, true, false, true],
+        `NODE_ENV=${JSON.stringify(value)}`,
+      );
+    }
+  });
+
   it('treats blank values as unset', () => {
     assert.equal(readConfig({ PORT: ' ', DATABASE_URL: '' }).port, 3000);
     assert.equal(readConfig({ DATABASE_URL: '' }).databaseUrl, null);
