@@ -6,6 +6,7 @@
  */
 export { BEARER_CHALLENGES } from './bearer-challenges.js';
 export { checkUserBodyShape } from './check-user-body-shape.js';
+export { confusableSkeleton } from './confusable-skeleton.js';
 export { describeDetails } from './describe-details.js';
 export { emailKey } from './email-key.js';
 export type { ErrorDetail } from './error-detail.js';
