@@ -46,7 +46,8 @@ export type UserFieldsCheck =
  *   is stored as `jose@…`), at most 254 characters, well-formed, no invisible format characters,
  *   and a local part that does not mix Latin, Greek and Cyrillic letters (`аda@…` with a Cyrillic
  *   `а` would be a second account next to `ada@…`; `иван@…` and `ada@…` are fine; the domain is
- *   ASCII or punycode already); uniqueness needs the store and is checked there, on `emailKey`;
+ *   ASCII or punycode already); uniqueness needs the store and is checked there, on `emailKey`
+ *   (which also catches look-alikes in one script, such as an all-Cyrillic `сосо@…` next to `coco@…`);
  * - a patch checks only the fields it has, and `null` (remove, in merge patch) is refused, since
  *   both fields are required;
  * - `id`: the server assigns it, so a create must not send one; a replace or patch may, but only

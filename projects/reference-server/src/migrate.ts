@@ -12,10 +12,10 @@ const MIGRATION_LOCK = 7_261_544;
 
 /**
  * Applies the migrations not applied yet, in name order, each in its own transaction, and records
- * them in `schema_migrations`: the `migrations/*.sql` files, and one step in TypeScript
- * (`003_email_key_rekey`, below). Several instances starting at once against one PostgreSQL queue on
- * an advisory lock, so each migration runs exactly once. Returns the names it applied; `warn` gets
- * what an operator should act on (by default, standard error).
+ * them in `schema_migrations`: the `migrations/*.sql` files, and two steps in TypeScript
+ * (`003_email_key_rekey` and `006_email_key_skeleton`, below). Several instances starting at once
+ * against one PostgreSQL queue on an advisory lock, so each migration runs exactly once. Returns the
+ * names it applied; `warn` gets what an operator should act on (by default, standard error).
  *
  * @example
  * await migrate(engine); // ['001_initial.sql'] on a fresh database, [] afterwards
@@ -32,6 +32,7 @@ export async function migrate(
       run: async (tx: SqlExecutor) => tx.exec(await readFile(new URL(name, MIGRATIONS), 'utf8')),
     })),
     { name: REKEY_EMAILS, run: (tx: SqlExecutor) => rekeyEmails(tx, warn) },
+    { name: REKEY_SKELETONS, run: (tx: SqlExecutor) => rekeyEmails(tx, warn) },
   ].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const applied: string[] = [];
   for (const { name, run } of steps) {
@@ -62,6 +63,15 @@ export async function migrate(
  */
 const REKEY_EMAILS = '003_email_key_rekey';
 
+/**
+ * The contract's `emailKey` became a confusable skeleton (UTS #39), so addresses that only look alike
+ * (`ada@…` and an `ɑda@…` with a Latin alpha, or a wholly Cyrillic `сосо@…` next to `coco@…`) share a
+ * key: every row is keyed again, with the same policy as above for the rows that now collide (named
+ * in a warning unless an earlier step suffixed them already). A key change of the contract (new confusables data included) needs a step like this one, under a new name.
+ */
+const REKEY_SKELETONS = '006_email_key_skeleton';
+
+/** Keys every user again with `emailKey`; rows that now share a key are kept, suffixed, and named in a warning. */
 async function rekeyEmails(tx: SqlExecutor, warn: (message: string) => void): Promise<void> {
   const rows = await tx.query<{ id: number | string; email: string; email_key: string }>(
     'SELECT id, email, email_key FROM users ORDER BY id',
@@ -74,11 +84,11 @@ async function rekeyEmails(tx: SqlExecutor, warn: (message: string) => void): Pr
     let key = emailKey(row.email);
     const owner = owners.get(key);
     if (owner === undefined) owners.set(key, id);
-    else {
-      suffixed.push(`${id} (the address of ${owner})`);
-      key = `${key}#${id}`;
-    }
-    if (key !== row.email_key) changes.push({ id, key });
+    else key = `${key}#${id}`;
+    if (key === row.email_key) continue;
+    changes.push({ id, key });
+    // A row suffixed by an earlier step (003 on the same start, or 006 after it) was named then already.
+    if (owner !== undefined) suffixed.push(`${id} (the address of ${owner})`);
   }
   // Out of the unique index's way first, so that two rows trading keys never collide midway.
   for (const { id } of changes) await tx.query("UPDATE users SET email_key = '#rekey#' || id WHERE id = $1", [id]);
@@ -86,8 +96,8 @@ async function rekeyEmails(tx: SqlExecutor, warn: (message: string) => void): Pr
   if (suffixed.length > 0) {
     warn(
       `reference-server: users ${suffixed.join(', ')} share an e-mail address with an older user, written in ` +
-        'another Unicode form or case; they are kept, under the key "<address>#<id>", and cannot sign up ' +
-        'again with it: merge or change them.',
+        'another Unicode form or case, or looking like it; they are kept, under the key "<key>#<id>", and ' +
+        'cannot sign up again with it: merge or change them.',
     );
   }
 }

@@ -25,6 +25,7 @@ describe('database', () => {
         '003_email_key_rekey',
         '004_rate_limits.sql',
         '005_dpop.sql',
+        '006_email_key_skeleton',
       ]);
       assert.deepEqual(await migrate(engine), []);
       const applied = await engine.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name');
@@ -35,6 +36,7 @@ describe('database', () => {
         { name: '003_email_key_rekey' },
         { name: '004_rate_limits.sql' },
         { name: '005_dpop.sql' },
+        { name: '006_email_key_skeleton' },
       ]);
     } finally {
       await close();
@@ -141,6 +143,7 @@ describe('database', () => {
         '003_email_key_rekey',
         '004_rate_limits.sql',
         '005_dpop.sql',
+        '006_email_key_skeleton',
       ]);
 
       const families = await engine.query('SELECT id, generation, rotated_at FROM refresh_token_families');
@@ -186,6 +189,7 @@ describe('database', () => {
         '003_email_key_rekey',
         '004_rate_limits.sql',
         '005_dpop.sql',
+        '006_email_key_skeleton',
       ]);
 
       // Every key is the server's own (SQL's lower() knows no ß, no final sigma, nor É under a C collation), and
@@ -196,16 +200,16 @@ describe('database', () => {
       assert.deepEqual(
         rows.map(({ id, email_key }) => [Number(id), email_key]),
         [
-          [1, 'jos\u00e9@example.com'],
-          [2, 'jos\u00e9@example.com#2'],
-          [3, 'ada@example.com'],
-          [4, '\u00e9mile@example.com'],
-          [5, 'strasse@example.com'],
-          [6, 'strasse@example.com#6'],
-          [7, '\u03c3\u03af\u03c3\u03c5\u03c6\u03bf\u03c2@example.com'],
-          [8, '\u03c3\u03af\u03c3\u03c5\u03c6\u03bf\u03c2@example.com#8'],
-          [9, 'sisy@example.com'],
-          [10, 'sisy@example.com#10'],
+          [1, emailKey('jos\u00e9@example.com')],
+          [2, `${emailKey('jos\u00e9@example.com')}#2`],
+          [3, emailKey('ada@example.com')],
+          [4, emailKey('\u00e9mile@example.com')],
+          [5, emailKey('strasse@example.com')],
+          [6, `${emailKey('strasse@example.com')}#6`],
+          [7, emailKey('\u03c3\u03af\u03c3\u03c5\u03c6\u03bf\u03c2@example.com')],
+          [8, `${emailKey('\u03c3\u03af\u03c3\u03c5\u03c6\u03bf\u03c2@example.com')}#8`],
+          [9, emailKey('sisy@example.com')],
+          [10, `${emailKey('sisy@example.com')}#10`],
         ],
       );
       for (const { email, email_key } of rows) {
@@ -227,6 +231,70 @@ describe('database', () => {
         'Stra\u00dfe@example.com',
         '\u03c3\u03af\u03c3\u03c5\u03c6\u03bf\u03c2@example.com',
         'SISY@example.com',
+      ]) {
+        await assert.rejects(repository.createUser({ name: 'X', email }), { name: 'EmailTakenError' }, email);
+      }
+    } finally {
+      await close();
+    }
+  });
+
+  it('re-keys the users to confusable skeletons (006): look-alikes of older rows stay, suffixed and named; new ones are refused', async () => {
+    const { engine, close } = await createBareEngine();
+    try {
+      // A database as it was before 006: keyed by NFKC and case alone, so look-alikes got in.
+      await migrate(engine);
+      await engine.query("DELETE FROM schema_migrations WHERE name = '006_email_key_skeleton'");
+      const emails = [
+        'ada.lovelace@example.com',
+        'ada.l\u0585velace@example.com', // Armenian օ
+        '\u0251da.lovelace@example.com', // Latin alpha ɑ
+        '\u1d00da.lovelace@example.com', // small capital ᴀ
+        '\u13aada.lovelace@example.com', // Cherokee Ꭺ
+        'coco@example.com',
+        '\u0441\u043e\u0441\u043e@example.com', // wholly Cyrillic
+        'ada.lovelace2@example.com',
+      ];
+      for (const email of emails) {
+        const oldKey = email.normalize('NFKC').toUpperCase().toLowerCase().normalize('NFKC');
+        await engine.query('INSERT INTO users (name, email, email_key) VALUES ($1, $2, $3)', ['X', email, oldKey]);
+      }
+      const warnings: string[] = [];
+
+      assert.deepEqual(await migrate(engine, { warn: (message) => warnings.push(message) }), [
+        '006_email_key_skeleton',
+      ]);
+
+      const ada = emailKey('ada.lovelace@example.com');
+      const coco = emailKey('coco@example.com');
+      const rows = await engine.query<{ id: number | string; email_key: string }>(
+        'SELECT id, email_key FROM users ORDER BY id',
+      );
+      assert.deepEqual(
+        rows.map(({ id, email_key }) => [Number(id), email_key]),
+        [
+          [1, ada],
+          [2, `${ada}#2`],
+          [3, `${ada}#3`],
+          [4, `${ada}#4`],
+          [5, `${ada}#5`],
+          [6, coco],
+          [7, `${coco}#7`],
+          [8, emailKey('ada.lovelace2@example.com')],
+        ],
+      );
+      assert.deepEqual(warnings.length, 1);
+      assert.match(
+        warnings[0]!,
+        /users 2 \(the address of 1\), 3 \(the address of 1\), 4 \(the address of 1\), 5 \(the address of 1\), 7 \(the address of 6\) share .* or looking like it/,
+      );
+      assert.deepEqual(await migrate(engine), []);
+
+      const repository = createSqlRepository(engine);
+      for (const email of [
+        'ADA.LOVELACE@example.com',
+        'ad\u0251.lovelace@example.com',
+        '\u0441\u043e\u0441\u043e@example.com',
       ]) {
         await assert.rejects(repository.createUser({ name: 'X', email }), { name: 'EmailTakenError' }, email);
       }

@@ -125,6 +125,46 @@ describe('users API: Unicode in names and e-mail addresses', () => {
     assert.equal((await create({ name: 'Иван', email: cyrillic })).status, 201);
   });
 
+  describe('an address that looks like a taken one is taken (UTS #39 skeleton): 409 Conflict', () => {
+    // The demo data's user 1 is ada.lovelace@example.com.
+    for (const [name, email] of [
+      ['Armenian օ (U+0585)', 'ada.l\u0585velace@example.com'],
+      ['Latin alpha ɑ (U+0251)', '\u0251da.lovelace@example.com'],
+      ['small capital ᴀ (U+1D00)', '\u1d00da.lovelace@example.com'],
+      ['Cherokee Ꭺ (U+13AA)', '\u13aada.lovelace@example.com'],
+      ['a digit 1 for l, and a look-alike domain', 'ada.1ovelace@examp1e.com'],
+    ] as const) {
+      it(`on create: ${name}`, async () => {
+        const response = await create({ name: 'Ada', email });
+        assert.equal(response.status, 409, email);
+        const error = await readError(response);
+        assert.equal(error.code, 'Conflict');
+        assert.deepEqual(error.details, [{ target: 'email', message: 'is already taken' }]);
+      });
+    }
+
+    it('on create and patch: a wholly Cyrillic look-alike of a Latin address', async () => {
+      const box = ++serial;
+      assert.equal((await create({ name: 'Coco', email: `coco${box}@example.com` })).status, 201);
+      // с, о, с, о: Cyrillic ES and O, one script, so the mixed-script rule lets it through.
+      const cyrillic = `\u0441\u043e\u0441\u043e${box}@example.com`;
+      const response = await create({ name: 'Coco', email: cyrillic });
+      assert.equal(response.status, 409);
+      assert.equal((await readError(response)).code, 'Conflict');
+
+      const other = (await (await create({ name: 'Other', email: `other${fresh('.k')}@example.com` })).json()) as User;
+      const patch = await api(server, 'PATCH', `/api/v1/users/${other.id}`, admin, {
+        body: { email: cyrillic },
+        headers: MERGE_PATCH,
+      });
+      assert.equal(patch.status, 409);
+    });
+
+    it('keeps addresses that only share a prefix apart: ada.lovelace2@ is a user of its own', async () => {
+      assert.equal((await create({ name: 'Ada 2', email: 'ada.lovelace2@example.com' })).status, 201);
+    });
+  });
+
   describe('refuses invisible format characters with 400 InvalidRequest and a detail', () => {
     for (const [name, field, value, codePoint] of [
       ['a zero-width space in a name', 'name', 'Ada\u200bLovelace', 'U+200B'],

@@ -548,6 +548,9 @@ describe('DemoBackend', () => {
       ['NFD and NFC', 'jose\u0301@example.com', 'jos\u00e9@example.com'],
       ['ASCII and fullwidth letters', 'jose@example.com', '\uff4a\uff4f\uff53\uff45@example.com'],
       ['lower and upper case beyond ASCII', 'jos\u00e9@example.com', 'JOS\u00c9@EXAMPLE.COM'],
+      ['a look-alike: Latin alpha ɑ, small capital ᴀ', 'ada.x@example.com', '\u0251d\u1d00.x@example.com'],
+      ['a look-alike: Armenian օ, Cherokee Ꭺ', 'ooa@example.com', '\u0585o\u13aa@example.com'],
+      ['a look-alike: wholly Cyrillic', 'coco@example.com', '\u0441\u043e\u0441\u043e@example.com'],
     ])('answers 409 Conflict to one address written two ways (%s)', async (_case, first, second) => {
       const { send, token } = await setupSignedIn();
       const created = await send('POST', USERS, { token, body: { name: 'José', email: first } });
