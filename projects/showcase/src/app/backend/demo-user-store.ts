@@ -12,7 +12,7 @@ export type DemoUserFields = Omit<DemoUser, 'id'>;
 
 /**
  * The demo backend's users table: kept in id order (the list's stable order), ids never reused,
- * e-mail addresses unique by the contract's `emailKey` (ignoring case and Unicode forms). Owned by one `DemoBackend`, so each application
+ * e-mail addresses unique by the contract's `emailKey` (ignoring case, Unicode forms and look-alikes). Owned by one `DemoBackend`, so each application
  * (and each test) starts from its own copy of the seed.
  *
  * @usageNotes
