@@ -21,8 +21,9 @@ import {
 import { createProveDpopKey } from './prove-dpop-key.js';
 import { readAuthorization } from './read-authorization.js';
 import { clearRefreshCookie, readRefreshCookies, setRefreshCookie } from './refresh-cookie.js';
+import { createRefreshFamilyKeys } from './refresh-family-keys.js';
 import { type RefreshTokens, createFamilyId } from './refresh-tokens.js';
-import type { LoginDelayPolicy, Repository } from './repository.js';
+import { type LoginDelayPolicy, type Repository, provesKey } from './repository.js';
 
 /** What the auth routes need. */
 export interface AuthRoutesOptions {
@@ -116,12 +117,13 @@ const LOGOUT_SCHEMA = {
   description:
     'Ends the session named by the access token (even expired), a `{ refreshToken }` body or the cookie, ' +
     'and clears the cookie. 204 whatever happens, but 403 `ForbiddenOrigin` (nothing ended) when a page ' +
-    'of another origin sent it.',
+    'of another origin sent it, and, with DPoP on, 401 `InvalidRefreshToken` (nothing ended, the cookie ' +
+    'kept) when a refresh token names a session bound to a DPoP key without a proof of that key.',
   security: [{ bearerAuth: [] }, { refreshCookie: [] }, {}],
   body: TOKEN_BODY_SCHEMA,
   response: {
     204: { description: 'Signed out (or there was nothing to end).', type: 'null' },
-    ...errorResponses(400, 413, 415, ...ANY_OPERATION_ERRORS),
+    ...errorResponses(400, 401, 413, 415, ...ANY_OPERATION_ERRORS),
     ...FORBIDDEN_ORIGIN_RESPONSE,
   },
 } as const;
@@ -146,7 +148,8 @@ const CLEANUP_INTERVAL_MS = 60_000;
  *   predecessor after that window, revokes the whole family (reuse detection); expired, unknown,
  *   forged or revoked → 401 `InvalidRefreshToken`.
  * - logout: revokes the family, found from the access token's `sid` (`Authorization: Bearer`, even
- *   expired), a `{ refreshToken }` body, or the cookie; clears the cookie; 204 whatever happens.
+ *   expired), a `{ refreshToken }` body, or the cookie; clears the cookie; 204 whatever happens (but
+ *   see DPoP below).
  *
  * Refresh and logout, which the cookie authorizes, refuse a request from a page of another origin
  * (403 `ForbiddenOrigin`, before anything is touched; see check-request-origin.ts). Several refresh
@@ -158,13 +161,17 @@ const CLEANUP_INTERVAL_MS = 60_000;
  * with `DPoP-Nonce`; see prove-dpop-key.ts): a login with a proof binds its family to the proof's key,
  * and a refresh of a bound family must prove that key (401 `InvalidRefreshToken` otherwise, nothing
  * rotated, revoked or cleared); the access tokens they issue are bound to the proven key. Logout takes
- * `Authorization: DPoP` with a proof to name the session; a bound token sent as Bearer names none.
+ * `Authorization: DPoP` with a proof to name the session; a bound token sent as Bearer names none. A
+ * refresh token (cookie or body) names a bound session only with a proof of its key, as a refresh
+ * must bring (without `ath` when no DPoP token comes with it): otherwise 401 `InvalidRefreshToken`,
+ * nothing ended, the cookie kept.
  *
  * Each is rate-limited (429 `TooManyRequests` with `Retry-After`), with its own limit from the
  * configuration, counted in the database so that every instance sees the same counts: login per
  * client address (a trusted device of the account named per device instead) and per account with
- * growing delays (see {@link LoginDevices}); refresh per session for a token this server made, else
- * per address; logout per address. IPv6 addresses count by their /64.
+ * growing delays (see {@link LoginDevices}); refresh per session for a token this server made (with
+ * DPoP on, only when the refresh proved the session's key), else per address; logout per address.
+ * IPv6 addresses count by their /64.
  */
 export async function registerAuthRoutes(app: FastifyInstance, options: AuthRoutesOptions): Promise<void> {
   const { config, repository, accessTokens, refreshTokens, loginDevices, now, dummyPasswordHash, dpop } = options;
@@ -188,6 +195,10 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
   // proof before anything else of the route ran.
   const provenKeys = new WeakMap<FastifyRequest, string | null>();
   const proveKey = dpop ? createProveDpopKey(dpop) : null;
+  // A logout's proof is optional (its access token may name the session), and asked for only when a
+  // refresh token names a bound session: then its absence is that refusal's 401, not DPOP=required's 400.
+  const proveLogoutKey = dpop ? createProveDpopKey({ mode: 'allowed', proofs: dpop.proofs }) : null;
+  const familyKeys = createRefreshFamilyKeys(repository);
   const checkProof = proveKey
     ? async (request: FastifyRequest, reply: FastifyReply) => {
         provenKeys.set(request, await proveKey(request, reply));
@@ -254,6 +265,7 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
         expiresAt: new Date(nowMs + config.refreshTokenTtlSeconds * 1000),
         jkt,
       });
+      familyKeys.remember(familyId, jkt);
       const refreshToken = refreshTokens.derive({ familyId, generation: 0 });
       const accessToken = accessTokens.issue({ username: account.username, role: account.role, familyId, jkt });
       setRefreshCookie(reply, refreshToken, { ...cookie, maxAgeSeconds: config.refreshTokenTtlSeconds });
@@ -275,12 +287,22 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
           timeWindow: config.refreshRateLimitWindowSeconds * 1000,
           // After the body is read: a token this server made (live or not) counts for its session,
           // so neither another client behind the same address nor a storm of forged tokens can use
-          // up a session's refreshes; anything else counts for the address.
+          // up a session's refreshes; anything else counts for the address. With DPoP on, only a
+          // refresh that proved the session's key (or any, for a session bound to none) counts for
+          // the session: a copy of the token with another key, or none, counts for its sender's
+          // address like a forged token, so it cannot use up the owner's refreshes, and a sender
+          // making a new key for every attempt still has only the address's `max` a window.
           hook: 'preHandler',
-          keyGenerator: (request) => {
+          keyGenerator: async (request) => {
             const tokens = [readBodyToken(request), ...readRefreshCookies(request, cookie)];
             const genuine = tokens.map((token) => refreshTokens.parse(token)).find((reference) => reference !== null);
-            return genuine ? `session:${genuine.familyId}` : clientAddressKey(request.ip);
+            if (!genuine) return clientAddressKey(request.ip);
+            if (!dpop) return `session:${genuine.familyId}`;
+            const bound = await familyKeys.find(genuine.familyId);
+            const key = { jkt: provenKeys.get(request) ?? null, requireBound: dpop.mode === 'required' };
+            return bound !== undefined && provesKey(bound, key)
+              ? `session:${genuine.familyId}`
+              : clientAddressKey(request.ip);
           },
         },
       },
@@ -366,9 +388,12 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
     },
     async (request, reply) => {
       const families = new Set<string>();
+      // With DPoP on: the key the request's proof proved, once checked (`null`: it came with none).
+      let proven: { jkt: string | null } | null = null;
       if (dpop) {
-        const familyId = await familyOfDpopLogout(request, reply, accessTokens, dpop.proofs);
-        if (familyId !== null) families.add(familyId);
+        const named = await nameDpopLogout(request, reply, accessTokens, dpop.proofs);
+        if (named.familyId !== null) families.add(named.familyId);
+        if (named.jkt !== null) proven = { jkt: named.jkt };
       } else {
         const bearer = readBearerToken(request.headers.authorization);
         if (bearer) {
@@ -380,7 +405,26 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
       for (const token of [readBodyToken(request), ...readRefreshCookies(request, cookie)]) {
         // Any genuine token of the family names it, rotated ones too; a forged one names nothing.
         const reference = refreshTokens.parse(token);
-        if (reference !== null) families.add(reference.familyId);
+        if (reference === null || families.has(reference.familyId)) continue;
+        // A session bound to a DPoP key is ended by a refresh token only with a proof of that key: a
+        // copy of the token alone (stolen from the cookie jar, say) must not end its owner's session.
+        // Checked for every family before any is ended, so a refusal touches nothing; a family's key
+        // never changes, so nothing can come between this check and the revocation below.
+        const bound = dpop ? await familyKeys.find(reference.familyId) : null;
+        if (dpop && bound !== null && bound !== undefined) {
+          proven ??= { jkt: proveLogoutKey ? await proveLogoutKey(request, reply) : null };
+          if (proven.jkt !== bound) {
+            request.log.warn({ familyId: reference.familyId }, 'logout without the DPoP key of its session: refused');
+            throw new HttpError(
+              401,
+              'InvalidRefreshToken',
+              proven.jkt === null
+                ? 'This session is bound to a DPoP key: sign out with a DPoP proof made with it; nothing was ended.'
+                : 'This session is bound to another DPoP key than the proof’s; nothing was ended.',
+            );
+          }
+        }
+        families.add(reference.familyId);
       }
       for (const familyId of families) await repository.revokeRefreshFamily(familyId, new Date(now()));
       clearRefreshCookie(reply, cookie);
@@ -390,28 +434,32 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
 }
 
 /**
- * The session a logout's access token names with DPoP on: a Bearer token not bound to a key (even
- * expired, as without DPoP), or a DPoP token with a valid proof of its key (`ath` included; even
- * expired); `null` for anything else, a bound token without its proof among them (whoever sends it may
- * have stolen it, and must not end the session). A DPoP token whose proof fails is refused with the
- * token requests' 400 (`use_dpop_nonce`, `invalid_dpop_proof`), before anything is ended or cleared, so
- * the client can sign out again with a good proof.
+ * What a logout's credentials say with DPoP on. `familyId`: the session its access token names: a
+ * Bearer token not bound to a key (even expired, as without DPoP), or a DPoP token with a valid proof
+ * of its key (`ath` included; even expired); `null` for anything else, a bound token without its proof
+ * among them (whoever sends it may have stolen it, and must not end the session). `jkt`: the key of
+ * the proof that came with a DPoP token, checked and recorded (`null`: no such proof was checked).
+ * A DPoP token whose proof fails is refused with the token requests' 400 (`use_dpop_nonce`,
+ * `invalid_dpop_proof`), before anything is ended or cleared, so the client can sign out again with a
+ * good proof.
  */
-async function familyOfDpopLogout(
+async function nameDpopLogout(
   request: FastifyRequest,
   reply: FastifyReply,
   accessTokens: AccessTokens,
   proofs: DpopProofs,
-): Promise<string | null> {
+): Promise<{ readonly familyId: string | null; readonly jkt: string | null }> {
+  const none = { familyId: null, jkt: null };
   const credentials = readAuthorization(request.headers.authorization);
-  if (credentials === null || credentials.scheme === null) return null;
+  if (credentials === null || credentials.scheme === null) return none;
   const token = accessTokens.verify(credentials.token, { allowExpired: true });
-  if (credentials.scheme === 'Bearer') return token.ok && token.claims.jkt === null ? token.claims.sid : null;
-  if (request.headers['dpop'] === undefined) return null;
+  if (credentials.scheme === 'Bearer') {
+    return { familyId: token.ok && token.claims.jkt === null ? token.claims.sid : null, jkt: null };
+  }
+  if (request.headers['dpop'] === undefined) return none;
   const check = proofs.check(request, credentials.token);
   if (!check.ok) throw tokenRequestProofError(check.problem, check.reason, proofs.nonce());
   proofs.sendNonce(reply, check.proof);
-  if (!token.ok || token.claims.jkt !== check.proof.jkt) return null;
   if (!(await proofs.record(check.proof))) {
     throw tokenRequestProofError(
       'invalid_dpop_proof',
@@ -419,7 +467,8 @@ async function familyOfDpopLogout(
       proofs.nonce(),
     );
   }
-  return token.claims.sid;
+  const familyId = token.ok && token.claims.jkt === check.proof.jkt ? token.claims.sid : null;
+  return { familyId, jkt: check.proof.jkt };
 }
 
 /**

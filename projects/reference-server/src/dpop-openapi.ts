@@ -48,7 +48,8 @@ export function describeDpop<T>(schema: T, url: string, mode: 'allowed' | 'requi
   const proofDescription = tokenRequest
     ? url === '/auth/logout'
       ? 'DPoP: with `Authorization: DPoP <token>`, a proof of the token’s key (with `ath`), so that the token ' +
-        'names the session to end; a bound token without it names none.'
+        'names the session to end; a bound token without it names none. A refresh token (cookie or body) ' +
+        'ends a session bound to a key only with a proof of that key (without `ath` when no DPoP token comes).'
       : `DPoP: a proof (RFC 9449) without \`ath\`: \`typ\` \`dpop+jwt\`, \`alg\` \`${DPOP_ALGORITHM}\`, a public P-256 ` +
         '`jwk`, `jti`, `htm`, `htu`, `iat` and the server’s `nonce`. ' +
         (mode === 'required' ? 'Required. ' : 'Optional (DPOP=allowed); ') +
@@ -84,7 +85,10 @@ export function describeDpop<T>(schema: T, url: string, mode: 'allowed' | 'requi
             : status === '401' && url === '/auth/refresh'
               ? ' DPoP: also when the session is bound to another key than the proof’s, or the proof is missing ' +
                 '(nothing rotated, the cookie kept).'
-              : '';
+              : status === '401' && url === '/auth/logout'
+                ? ' DPoP: `InvalidRefreshToken` when a refresh token names a session bound to another key than ' +
+                  'the proof’s, or the proof is missing (nothing ended, the cookie kept).'
+                : '';
       return [status, { ...answer, description: description + extra, headers }];
     }),
   );

@@ -42,6 +42,17 @@ export interface ProvenKey {
   readonly requireBound: boolean;
 }
 
+/**
+ * Whether a request that proved `key` may use a family bound to `jkt` (`null`: bound to no key): the
+ * family's own key, or any (or no) key for a family bound to none unless `requireBound`.
+ *
+ * @example
+ * provesKey(family.jkt, { jkt: proof?.jkt ?? null, requireBound: config.dpop === 'required' });
+ */
+export function provesKey(jkt: string | null, key: ProvenKey): boolean {
+  return jkt === null ? !key.requireBound : jkt === key.jkt;
+}
+
 /** What became of a refresh token presented for rotation. */
 export type RotationResult =
   /** It was the live one: the family moved on to the next generation, which is live now. */
@@ -134,6 +145,11 @@ export interface Repository {
     readonly reuseIntervalSeconds: number;
     readonly key?: ProvenKey | null;
   }): Promise<RotationResult>;
+  /**
+   * The DPoP key a family is bound to (`jkt` `null`: none), whatever its state (live, revoked or
+   * expired); `null` when there is no such family. A family's key never changes after its login.
+   */
+  findRefreshFamilyKey(familyId: string): Promise<{ readonly jkt: string | null } | null>;
   /** Revokes a family (logout); unknown ids are ignored. */
   revokeRefreshFamily(familyId: string, now: Date): Promise<void>;
   /** Deletes the families that ended before `now`. */

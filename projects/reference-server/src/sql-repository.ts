@@ -4,7 +4,7 @@ import {
   type Account,
   EmailTakenError,
   type LiveRefreshFamily,
-  type ProvenKey,
+  provesKey,
   type Repository,
   type Role,
   type RotationResult,
@@ -153,6 +153,13 @@ export function createSqlRepository(engine: SqlEngine): Repository {
         [familyId, generation, now],
       );
       return { outcome: 'reused', familyId };
+    },
+
+    async findRefreshFamilyKey(familyId) {
+      const rows = await engine.query<{ jkt: string | null }>('SELECT jkt FROM refresh_token_families WHERE id = $1', [
+        familyId,
+      ]);
+      return rows[0] ? { jkt: rows[0].jkt ?? null } : null;
     },
 
     async revokeRefreshFamily(familyId, now) {
@@ -326,11 +333,6 @@ function toLiveFamily(row: LiveFamilyRow): LiveRefreshFamily {
     expiresAt: new Date(row.expires_at),
     jkt: row.jkt ?? null,
   };
-}
-
-/** Whether a refresh that proved `key` may use a family bound to `jkt` (`null`: bound to no key). */
-function provesKey(jkt: string | null, key: ProvenKey): boolean {
-  return jkt === null ? !key.requireBound : jkt === key.jkt;
 }
 
 /** `pg` returns bigint as a string, PGlite as a number: the API's ids are numbers. */

@@ -568,6 +568,171 @@ describe('DPoP (issue 27)', () => {
   });
 });
 
+describe('A stolen refresh cookie of a bound session, without the key (issue 38)', () => {
+  // DPOP=allowed, so that bound and unbound sessions live side by side; TRUST_PROXY so that each test
+  // sends from addresses of its own (X-Forwarded-For), and the rate-limit windows of one test are not
+  // another's. Five refreshes a minute: what the owner is allowed, and what one address is.
+  const MAX = 5;
+  let server: TestServer;
+  let alice: DpopKey;
+  let mallory: DpopKey;
+  let address = 0;
+  /** A client address of its own, as the proxy reports it. */
+  const from = (): Record<string, string> => ({ 'X-Forwarded-For': `198.51.100.${++address}` });
+  before(async () => {
+    [server, alice, mallory] = await Promise.all([
+      startTestServer({
+        database,
+        now: clock.now,
+        env: {
+          DPOP: 'allowed',
+          TRUST_PROXY: '127.0.0.1',
+          REFRESH_RATE_LIMIT_MAX: String(MAX),
+          REFRESH_RATE_LIMIT_WINDOW_SECONDS: '60',
+        },
+      }),
+      createDpopKey(clock.now),
+      createDpopKey(clock.now),
+    ]);
+  });
+  after(() => server?.close());
+
+  /** `POST /auth/logout` with `call`, and the refresh token in the cookie. */
+  const logout = (key: DpopKey, refreshToken: string, call: Call = {}) =>
+    send(server, key, '/auth/logout', {
+      ...call,
+      method: 'POST',
+      headers: { Cookie: `${REFRESH_COOKIE}=${refreshToken}`, ...call.headers },
+    });
+
+  /** Asserts the refusal that leaves the session and the cookie as they were. */
+  async function assertRefusedTouchingNothing(response: Response, familyId: string, generation: number): Promise<void> {
+    assert.equal(response.status, 401);
+    assert.equal(setCookieHeader(response, REFRESH_COOKIE), null);
+    assert.equal((await readError(response)).code, 'InvalidRefreshToken');
+    assert.deepEqual(await family(database, familyId), { generation, revoked: false, jkt: alice.jkt });
+  }
+
+  it('cannot refresh: another key or none is 401, nothing rotated, and a rotated copy does not count as reuse', async () => {
+    const own = await signIn(server, alice);
+    const rotated = await refresh(server, alice, own.refreshToken);
+    assert.equal(rotated.status, 200);
+    // Past the overlap window, where the login's token would count as reuse in anybody's hands.
+    clock.advance(60_000);
+    for (const token of [own.refreshToken, readCookie(rotated, REFRESH_COOKIE) ?? '']) {
+      await assertRefusedTouchingNothing(await refresh(server, mallory, token, { headers: from() }), own.familyId, 1);
+      const bare = await refresh(server, mallory, token, { proof: null, headers: from() });
+      await assertRefusedTouchingNothing(bare, own.familyId, 1);
+    }
+  });
+
+  it('cannot sign the owner out: a logout by the token alone, with another key’s proof, or in the body, is 401 and ends nothing', async () => {
+    const own = await signIn(server, alice);
+    assert.equal((await refresh(server, alice, own.refreshToken)).status, 200);
+    const thief = await signIn(server, mallory, 'alan');
+    const attempts = [
+      // The login's token, already rotated: no proof, no Origin.
+      () => logout(mallory, own.refreshToken, { proof: null }),
+      () => logout(mallory, own.refreshToken),
+      // With the thief's own session's DPoP token and its proof, which name the thief's session only.
+      () => logout(mallory, own.refreshToken, { token: thief.accessToken }),
+      () => send(server, mallory, '/auth/logout', { method: 'POST', body: { refreshToken: own.refreshToken } }),
+    ];
+    for (const attempt of attempts) {
+      const response = await attempt();
+      await assertRefusedTouchingNothing(response.clone(), own.familyId, 1);
+      assert.match((await readError(response)).message, /bound to (a|another) DPoP key/);
+    }
+    assert.equal((await family(database, thief.familyId)).revoked, false);
+    assert.equal((await refresh(server, alice, own.refreshToken)).status, 200);
+  });
+
+  it('cannot use up the owner’s refreshes: the copy counts for its sender’s address, even at the owner’s', async () => {
+    const own = await signIn(server, alice);
+    const shared = from();
+    const statuses: number[] = [];
+    for (let i = 0; i <= MAX; i++) {
+      statuses.push((await refresh(server, mallory, own.refreshToken, { headers: shared })).status);
+    }
+    assert.deepEqual(statuses, [...Array<number>(MAX).fill(401), 429]);
+    const owner = await refresh(server, alice, own.refreshToken, { headers: shared });
+    assert.equal(owner.status, 200);
+  });
+
+  it('cannot buy more attempts with a new key each: one address still gets its limit a minute', async () => {
+    const own = await signIn(server, alice);
+    const one = from();
+    const statuses: number[] = [];
+    for (let i = 0; i <= MAX; i++) {
+      const key = await createDpopKey(clock.now);
+      statuses.push((await refresh(server, key, own.refreshToken, { headers: one })).status);
+    }
+    // Without a proof, the same address and the same count.
+    statuses.push((await refresh(server, mallory, own.refreshToken, { proof: null, headers: one })).status);
+    assert.deepEqual(statuses, [...Array<number>(MAX).fill(401), 429, 429]);
+    assert.equal((await refresh(server, alice, own.refreshToken, { headers: one })).status, 200);
+  });
+
+  it('leaves the owner’s own refreshes limited as before: per session, from any address', async () => {
+    const own = await signIn(server, alice);
+    const statuses: number[] = [];
+    for (let i = 0; i <= MAX; i++) {
+      statuses.push((await refresh(server, alice, own.refreshToken, { headers: from() })).status);
+    }
+    assert.deepEqual(statuses, [...Array<number>(MAX).fill(200), 429]);
+  });
+
+  it('can still be presented and refused, and so tell whether the session is still live', async () => {
+    const own = await signIn(server, alice);
+    const live = await refresh(server, mallory, own.refreshToken, { headers: from() });
+    assert.match((await readError(live)).message, /bound to another DPoP key/);
+    const ended = await send(server, alice, '/auth/logout', { method: 'POST', token: own.accessToken });
+    assert.equal(ended.status, 204);
+    const after = await refresh(server, mallory, own.refreshToken, { headers: from() });
+    assert.equal(after.status, 401);
+    assert.match((await readError(after)).message, /unknown, expired or revoked/);
+  });
+
+  it('lets the owner sign out with the cookie and a proof of its key alone, and with DPOP=required too (401, not 400, without)', async () => {
+    const own = await signIn(server, alice);
+    const signedOut = await logout(alice, own.refreshToken);
+    assert.equal(signedOut.status, 204);
+    assert.equal(readCookie(signedOut, REFRESH_COOKIE), '');
+    assert.equal((await family(database, own.familyId)).revoked, true);
+
+    const strict = await startTestServer({ database, now: clock.now, env: { DPOP: 'required' } });
+    try {
+      const bound = await signIn(strict, alice);
+      const cookie = { Cookie: `${REFRESH_COOKIE}=${bound.refreshToken}` };
+      const bare = await send(strict, alice, '/auth/logout', { method: 'POST', proof: null, headers: cookie });
+      await assertRefusedTouchingNothing(bare, bound.familyId, 0);
+      const stale = await send(strict, alice, '/auth/logout', {
+        method: 'POST',
+        headers: cookie,
+        claims: { nonce: undefined },
+      });
+      assert.equal(stale.status, 400);
+      assert.equal((await readError(stale)).code, 'use_dpop_nonce');
+      assert.equal(setCookieHeader(stale, REFRESH_COOKIE), null);
+      const owner = await send(strict, alice, '/auth/logout', { method: 'POST', headers: cookie });
+      assert.equal(owner.status, 204);
+      assert.equal((await family(database, bound.familyId)).revoked, true);
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('is the whole session when the session is bound to no key: it signs out without a proof, as before', async () => {
+    const response = await post(server, '/auth/login', { username: 'alan', password: 'turing' });
+    const refreshToken = readCookie(response, REFRESH_COOKIE) ?? '';
+    const { accessToken } = (await response.json()) as { accessToken: string };
+    const signedOut = await logout(mallory, refreshToken, { proof: null });
+    assert.equal(signedOut.status, 204);
+    assert.equal(readCookie(signedOut, REFRESH_COOKIE), '');
+    assert.equal((await family(database, String(decodeJwt(accessToken)['sid']))).revoked, true);
+  });
+});
+
 describe('DPoP with two instances on one database (issue 27)', () => {
   let first: TestServer;
   let second: TestServer;
