@@ -1,22 +1,18 @@
-/* global fetch */
-import { spawn } from 'node:child_process';
-import { performance } from 'node:perf_hooks';
-import { setTimeout as delay } from 'node:timers/promises';
-
+/* global Buffer, fetch */
 import autocannon from 'autocannon';
 
-import { cpuMs, freePort, memory } from './process-stats.mjs';
+import { cpuMs, memory } from './process-stats.mjs';
 import {
   connections,
   duration,
-  jwtSecret,
   NEW_TOKEN_POOL,
-  root,
+  REFRESH_SESSIONS,
   rounds,
   roundSeconds,
   ROUTES,
   smoke,
 } from './settings.mjs';
+import { startServer } from './start-server.mjs';
 import { signTokens } from './token-check-cost.mjs';
 
 /**
@@ -24,40 +20,27 @@ import { signTokens } from './token-check-cost.mjs';
  * loads every route, settles the token-check ratios, and returns the engine's section of the report.
  */
 export async function benchEngine(engine) {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const started = performance.now();
-  const child = spawn(process.execPath, ['projects/reference-server/dist/main.js'], {
-    cwd: root,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: {
-      PATH: process.env.PATH,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      JWT_SECRET: jwtSecret,
-      COOKIE_SECURE: 'false',
-      ...engine.env,
-    },
+  const { url, child, startupMs, stop } = await startServer({
+    // The auth routes' limits are counted in the database as always, only never reached by the load;
+    // and every refresh rotates (no reuse interval), the costliest kind.
+    LOGIN_RATE_LIMIT_MAX: '1000000',
+    REFRESH_RATE_LIMIT_MAX: '1000000',
+    REFRESH_TOKEN_REUSE_INTERVAL_SECONDS: '0',
+    ...engine.env,
   });
   try {
-    await waitUntilUp(url, child);
-    const startupMs = performance.now() - started;
     const rssAtStart = await memory(child.pid, 'VmRSS');
-    const login = await fetch(`${url}/auth/login`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ username: 'ada', password: 'lovelace' }),
-    });
+    const login = await signIn(url);
     if (login.status !== 200) throw new Error(`login failed: ${login.status}`);
     const { accessToken } = await login.json();
+    const device = cookieOf(login, DEVICE_COOKIE);
     const newTokens = await signTokens(NEW_TOKEN_POOL);
     const rows = [];
     const results = {};
     for (const route of ROUTES) {
-      if (!smoke) await load(url, route, accessToken, newTokens, 1);
+      if (!smoke) await load(url, route, accessToken, newTokens, 1, device);
       const cpuBefore = await cpuMs(child.pid);
-      const result = await load(url, route, accessToken, newTokens, duration);
+      const result = await load(url, route, accessToken, newTokens, duration, device);
       // The server's own CPU time per answer: what the route costs, whatever else the shared cores run.
       const cpuPerRequest = (((await cpuMs(child.pid)) - cpuBefore) * 1000) / result.requests.total;
       const expected = result.statusCodeStats?.[route.status]?.count ?? 0;
@@ -95,8 +78,7 @@ export async function benchEngine(engine) {
       '',
     ].join('\n');
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', resolve)));
+    await stop();
   }
 }
 
@@ -161,9 +143,11 @@ async function settleTokenCheck(url, accessToken, newTokens, pid) {
 /**
  * Loads one route. Every route's request is built afresh for every call (`setupRequest`), as the
  * new-token route must be, so that autocannon, on the same cores as the server, does the same work
- * for each route and the req/s ratios compare the server alone.
+ * for each route and the req/s ratios compare the server alone. A refresh route starts its own
+ * {@link REFRESH_SESSIONS} sessions first: a run ends with answers on the wire that it never reads,
+ * whose sessions' latest tokens it then does not know.
  */
-function load(url, route, accessToken, newTokens, seconds) {
+async function load(url, route, accessToken, newTokens, seconds, device) {
   let next = 0;
   const authorization = () =>
     route.token === 'new'
@@ -171,31 +155,95 @@ function load(url, route, accessToken, newTokens, seconds) {
       : route.token
         ? { Authorization: `Bearer ${accessToken}` }
         : {};
+  const sessions = route.flow === 'refresh' ? await startSessions(url, REFRESH_SESSIONS) : new Map();
+  const families = [...sessions.keys()];
+  // Sessions with a refresh on the wire: never two at once of one session (a slow answer would
+  // otherwise meet the next turn of its session, and the second would spend a rotated token).
+  const busy = new Set();
+  const flows = {
+    login: () => ({
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Cookie: device },
+      body: JSON.stringify(DEMO_LOGIN),
+    }),
+    // Sessions in turn, each with its latest token.
+    refresh: (context) => {
+      let family = families[next++ % families.length];
+      while (busy.has(family)) family = families[next++ % families.length];
+      busy.add(family);
+      context.family = family;
+      return { method: 'POST', headers: { Cookie: `${REFRESH_COOKIE}=${sessions.get(family)}` } };
+    },
+  };
   return autocannon({
     url: url + route.path,
-    connections,
+    connections: route.connections ?? connections,
     duration: seconds,
     requests: [
       {
-        setupRequest: (request) => ({
-          ...request,
-          headers: { ...request.headers, ...route.headers, ...authorization() },
-        }),
+        // `context` is the connection's, from this request's setup to its answer.
+        setupRequest: (request, context) => {
+          const flow = route.flow ? flows[route.flow](context) : { headers: {} };
+          return {
+            ...request,
+            ...flow,
+            headers: { ...request.headers, ...route.headers, ...authorization(), ...flow.headers },
+          };
+        },
+        onResponse: (status, body, context, headers) => {
+          if (route.flow !== 'refresh') return;
+          busy.delete(context.family);
+          // Each refresh rotates the session's token: its next turn sends the new one.
+          if (status === 200) remember(sessions, cookieValue(headers['set-cookie']));
+        },
       },
     ],
   });
 }
 
-async function waitUntilUp(url, child) {
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
-    try {
-      await fetch(`${url}/openapi.json`);
-      return;
-    } catch {
-      await delay(20);
+const DEMO_LOGIN = { username: 'ada', password: 'lovelace' };
+/** The cookies' names with COOKIE_SECURE=false. */
+const REFRESH_COOKIE = 'refreshToken';
+const DEVICE_COOKIE = 'loginDevice';
+
+function signIn(url, cookie) {
+  return fetch(`${url}/auth/login`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...(cookie ? { Cookie: cookie } : {}) },
+    body: JSON.stringify(DEMO_LOGIN),
+  });
+}
+
+/** `count` sessions of the demo admin, a few sign-ins at a time: their refresh tokens by session. */
+async function startSessions(url, count) {
+  const sessions = new Map();
+  for (let started = 0; started < count; started += 8) {
+    const batch = Array.from({ length: Math.min(8, count - started) }, () => signIn(url));
+    for (const response of await Promise.all(batch)) {
+      if (response.status !== 200) throw new Error(`login failed: ${response.status}`);
+      remember(sessions, cookieOf(response, REFRESH_COOKIE).split('=')[1]);
     }
   }
-  throw new Error('the server did not answer within 120 s');
+  return sessions;
+}
+
+/** Keeps `token` as its session's latest; a refresh token begins with its session's 16-byte id. */
+function remember(sessions, token) {
+  if (token) sessions.set(Buffer.from(token, 'base64url').subarray(0, 16).toString('hex'), token);
+}
+
+/** `name=value` of the response's cookie `name`. */
+function cookieOf(response, name) {
+  const line = response.headers.getSetCookie().find((cookie) => cookie.startsWith(`${name}=`));
+  if (!line) throw new Error(`no ${name} cookie came`);
+  return line.split(';')[0];
+}
+
+/** The refresh token of a `Set-Cookie` header (one line or several). */
+function cookieValue(header) {
+  const lines = Array.isArray(header) ? header : [header ?? ''];
+  return lines
+    .find((line) => line.startsWith(`${REFRESH_COOKIE}=`))
+    ?.split(';')[0]
+    .slice(REFRESH_COOKIE.length + 1);
 }

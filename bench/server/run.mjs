@@ -3,7 +3,8 @@
 // database it migrates and seeds, so give it a scratch one) it starts the server as `npm run server`
 // would, measures the start-up time and memory, then loads each route with autocannon for a few
 // seconds and writes throughput, p50/p99 latency and the ratios to a Markdown file. It also measures
-// PGlite's own start-up and memory under its options, and the server's cold start (cold-start.mjs).
+// PGlite's own start-up and memory under its options, the server's cold start (cold-start.mjs), and
+// sign-ins under a hash flood with the cap on password checks set in several ways (login-flood.mjs).
 //
 //   --smoke          about 5 s in all: PGlite only, 1 s per route, no PGlite options or cold start (for CI)
 //   --out=<file>     where to write (default bench/SERVER-RESULTS.md; --smoke: test-results/bench-server-smoke.md)
@@ -16,6 +17,7 @@ import { format, resolveConfig } from 'prettier';
 
 import { benchEngine } from './bench-engine.mjs';
 import { coldStart } from './cold-start.mjs';
+import { loginFlood } from './login-flood.mjs';
 import { pgliteOptions } from './pglite-options.mjs';
 import { describeMachine } from './process-stats.mjs';
 import { connections, databaseUrl, duration, out, smoke } from './settings.mjs';
@@ -28,6 +30,7 @@ const sections = [await tokenCheckCost()];
 for (const engine of engines) sections.push(await benchEngine(engine));
 if (!databaseUrl) sections.push('PostgreSQL: skipped (DATABASE_URL is not set).\n');
 else if (smoke) sections.push('PostgreSQL: skipped in --smoke.\n');
+sections.push(await loginFlood());
 if (!smoke) sections.push(await pgliteOptions(), await coldStart({ runs: 3 }));
 
 const report = [

@@ -26,9 +26,14 @@ export const jwtSecret = 'benchmark-secret-of-the-reference-server-0123456789';
  */
 export const NEW_TOKEN_POOL = 2000;
 
+/** Sessions the refresh routes take turns with (fewer in --smoke: more than the connections still). */
+export const REFRESH_SESSIONS = smoke ? 80 : 200;
+
 /**
  * The routes loaded, in order; `token: true` adds the demo admin's access token, `token: 'new'` a
- * different one on every call.
+ * different one on every call; `flow: 'login'` signs the demo admin in from a trusted device,
+ * `flow: 'refresh'` refreshes {@link REFRESH_SESSIONS} sessions in turn, each with its latest cookie.
+ * `connections` overrides the default.
  */
 export const ROUTES = [
   {
@@ -73,5 +78,29 @@ export const ROUTES = [
     token: true,
     status: 200,
     headers: { Accept: vendorType },
+  },
+  {
+    name: 'login',
+    label:
+      'POST /auth/login from a trusted device → 200 (scrypt; the rate limit and the attempts counted in the database; a new session)',
+    path: '/auth/login',
+    flow: 'login',
+    status: 200,
+  },
+  {
+    name: 'refresh-16',
+    label: `POST /auth/refresh, ${REFRESH_SESSIONS} sessions, every refresh rotating → 200 (16 connections)`,
+    path: '/auth/refresh',
+    flow: 'refresh',
+    connections: 16,
+    status: 200,
+  },
+  {
+    name: 'refresh-64',
+    label: `POST /auth/refresh, ${REFRESH_SESSIONS} sessions, every refresh rotating → 200 (64 connections)`,
+    path: '/auth/refresh',
+    flow: 'refresh',
+    connections: 64,
+    status: 200,
   },
 ];

@@ -7,6 +7,7 @@ import { ANY_OPERATION_ERRORS, errorResponses } from './api-schemas.js';
 import { tokenRequestProofError } from './dpop-errors.js';
 import type { DpopProofs } from './dpop-proofs.js';
 import { HttpError } from './http-error.js';
+import type { PasswordCheckLane, PasswordChecks } from './password-checks.js';
 import { verifyPassword } from './password-hash.js';
 import type { ServerConfig } from './read-config.js';
 import { checkRequestOrigin } from './check-request-origin.js';
@@ -23,7 +24,7 @@ import { readAuthorization } from './read-authorization.js';
 import { clearRefreshCookie, readRefreshCookies, setRefreshCookie } from './refresh-cookie.js';
 import { createRefreshFamilyKeys } from './refresh-family-keys.js';
 import { type RefreshTokens, createFamilyId } from './refresh-tokens.js';
-import { type LoginDelayPolicy, type Repository, provesKey } from './repository.js';
+import { type Account, type LoginDelayPolicy, type Repository, provesKey } from './repository.js';
 
 /** What the auth routes need. */
 export interface AuthRoutesOptions {
@@ -37,6 +38,8 @@ export interface AuthRoutesOptions {
   readonly now: () => number;
   /** A hash of a random password, verified against when the account is unknown (equal timing). */
   readonly dummyPasswordHash: string;
+  /** The instance's cap on password checks at once, trusted devices first. */
+  readonly passwordChecks: PasswordChecks;
   /** DPoP's mode and proofs when DPOP is `allowed` or `required`; `null` (DPOP=off): nothing of DPoP. */
   readonly dpop: { readonly mode: 'allowed' | 'required'; readonly proofs: DpopProofs } | null;
 }
@@ -83,12 +86,19 @@ const LOGIN_SCHEMA = {
     '`__Secure-loginDevice` (`loginDevice`), which makes this browser a trusted device of the account. ' +
     'Rate-limited per client address (per device for a trusted device of the account named) and, with growing ' +
     'delays, per account (per trusted device for one): an attempt inside the delay is answered 429 ' +
-    'without checking the password.',
+    'without checking the password. Password checks run a few at a time per instance (PASSWORD_CHECK_CONCURRENCY), ' +
+    'a trusted device of the account first; when PASSWORD_CHECK_QUEUE sign-ins already wait, 503 at once.',
   security: [],
   body: LOGIN_BODY_SCHEMA,
   response: {
     200: { description: 'Signed in; `Set-Cookie: __Secure-refreshToken=...`.', ...ACCESS_TOKEN_RESPONSE },
     ...errorResponses(400, 401, 413, 415, ...ANY_OPERATION_ERRORS),
+    503: {
+      description:
+        'Too many sign-ins wait for a password check (`ServiceUnavailable`, `Retry-After: 1`; no attempt counted), ' +
+        'or the database did not answer in time (`Retry-After`); try again.',
+      content: { 'application/json': { schema: { $ref: 'ErrorBody#' } } },
+    },
   },
 } as const;
 
@@ -130,6 +140,16 @@ const LOGOUT_SCHEMA = {
 
 /** One answer for unknown, expired and revoked tokens: which one it was is nobody's business. */
 const UNUSABLE = 'The refresh token is unknown, expired or revoked; please sign in again.';
+
+/** A sign-in refused because too many wait for a password check may try again this soon. */
+const BUSY_RETRY_AFTER_SECONDS = 1;
+
+/** The answer to a sign-in when too many already wait for a password check: nothing was counted. */
+function busy(): HttpError {
+  return new HttpError(503, 'ServiceUnavailable', 'Too many sign-ins at once; please try again in a moment.', {
+    headers: { 'Retry-After': String(BUSY_RETRY_AFTER_SECONDS) },
+  });
+}
 
 /** Housekeeping (ended sessions, rate-limit windows, forgotten attempts) runs at most this often, piggybacking on logins and refreshes. */
 const CLEANUP_INTERVAL_MS = 60_000;
@@ -174,7 +194,17 @@ const CLEANUP_INTERVAL_MS = 60_000;
  * IPv6 addresses count by their /64.
  */
 export async function registerAuthRoutes(app: FastifyInstance, options: AuthRoutesOptions): Promise<void> {
-  const { config, repository, accessTokens, refreshTokens, loginDevices, now, dummyPasswordHash, dpop } = options;
+  const {
+    config,
+    repository,
+    accessTokens,
+    refreshTokens,
+    loginDevices,
+    now,
+    dummyPasswordHash,
+    passwordChecks,
+    dpop,
+  } = options;
   const cookie = { secure: config.cookieSecure, path: config.refreshCookiePath };
   const sameOriginOnly = checkRequestOrigin(config.corsOrigins);
   const loginDelays: LoginDelayPolicy = {
@@ -210,12 +240,52 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
     return loginDevices.trusted(readLoginDeviceCookies(request, cookie), username);
   };
 
+  /**
+   * The account `username` names when `password` is its password, else `null`, after the same scrypt
+   * work either way; 429 inside the account's (or trusted device's) delay, with nothing checked.
+   */
+  const checkCredentials = async (username: string, password: string, attemptKey: string, nowMs: number) => {
+    await cleanUpNowAndThen(nowMs);
+    // Taken before the password is checked: an attempt inside the delay gets no answer about the
+    // password at all, and concurrent attempts cannot share one free slot.
+    const reservation = await repository.reserveLoginAttempt(attemptKey, new Date(nowMs), loginDelays);
+    if (!reservation.allowed) {
+      const seconds = Math.max(1, Math.ceil((reservation.retryAt.getTime() - nowMs) / 1000));
+      throw new HttpError(
+        429,
+        'TooManyRequests',
+        `Too many failed sign-ins for this account; try again in ${seconds} s.`,
+        {
+          headers: { 'Retry-After': String(seconds) },
+        },
+      );
+    }
+    // A name PostgreSQL could not even compare (NUL, lone surrogates) belongs to no account, but
+    // still costs the same scrypt work as any other attempt.
+    const account = isStorableText(username) ? await repository.findAccount(username) : null;
+    const matches = await verifyPassword(password, account?.passwordHash ?? dummyPasswordHash);
+    return account && matches ? account : null;
+  };
+
+  /** Which queue a sign-in waits in for its password check; before validation, so any body. */
+  const laneOf = (request: FastifyRequest): PasswordCheckLane => {
+    const username = (request.body as { username?: unknown } | null)?.username;
+    const device =
+      typeof username === 'string' ? loginDevices.trusted(readLoginDeviceCookies(request, cookie), username) : null;
+    return device ? 'trusted' : 'other';
+  };
+
   app.post(
     '/auth/login',
     {
       schema: LOGIN_SCHEMA,
       // Before the body is read and before the rate limit: a nonce challenge costs no attempt.
       ...(checkProof ? { onRequest: checkProof } : {}),
+      // Before the rate limit's count in the database: under a flood beyond the queue, each refusal
+      // costs as little as possible, which leaves the cores to the password checks.
+      preValidation: async (request) => {
+        if (passwordChecks.full(laneOf(request))) throw busy();
+      },
       config: {
         rateLimit: {
           max: config.loginRateLimitMax,
@@ -231,29 +301,21 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
     },
     async (request, reply) => {
       const { username, password } = request.body as { username: string; password: string };
-      const nowMs = now();
-      await cleanUpNowAndThen(nowMs);
-      // Taken before the password is checked: an attempt inside the delay gets no answer about the
-      // password at all, and concurrent attempts cannot share one free slot.
       const device = trustedDevice(request);
+      // Before anything is counted or looked up: a sign-in refused because too many wait for a
+      // password check costs the account no attempt, and the person can simply try again.
+      const slot = passwordChecks.acquire(device ? 'trusted' : 'other');
+      if (slot === undefined) throw busy();
+      const release = await slot;
+      const nowMs = now();
       const attemptKey = device?.attemptKey ?? accountAttemptKey(username);
-      const reservation = await repository.reserveLoginAttempt(attemptKey, new Date(nowMs), loginDelays);
-      if (!reservation.allowed) {
-        const seconds = Math.max(1, Math.ceil((reservation.retryAt.getTime() - nowMs) / 1000));
-        throw new HttpError(
-          429,
-          'TooManyRequests',
-          `Too many failed sign-ins for this account; try again in ${seconds} s.`,
-          { headers: { 'Retry-After': String(seconds) } },
-        );
+      let account: Account | null;
+      try {
+        account = await checkCredentials(username, password, attemptKey, nowMs);
+      } finally {
+        release();
       }
-      // A name PostgreSQL could not even compare (NUL, lone surrogates) belongs to no account, but
-      // still costs the same scrypt work as any other attempt.
-      const account = isStorableText(username) ? await repository.findAccount(username) : null;
-      const matches = await verifyPassword(password, account?.passwordHash ?? dummyPasswordHash);
-      if (!account || !matches) {
-        throw new HttpError(401, 'InvalidCredentials', 'The username or the password is wrong.');
-      }
+      if (!account) throw new HttpError(401, 'InvalidCredentials', 'The username or the password is wrong.');
       await repository.clearLoginAttempts(attemptKey);
       const familyId = createFamilyId();
       // The key of the login's proof, if any: the session is bound to it for good.

@@ -17,6 +17,7 @@ import { handleClientError, handleFrameworkError, registerErrorHandling } from '
 import { HttpError } from './http-error.js';
 import { registerLabRoutes } from './lab-routes.js';
 import { createLoginDevices } from './login-devices.js';
+import { createPasswordChecks } from './password-checks.js';
 import { hashPassword } from './password-hash.js';
 import type { ServerConfig } from './read-config.js';
 import { refreshCookieName } from './refresh-cookie.js';
@@ -177,6 +178,10 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
     loginDevices,
     now,
     dummyPasswordHash,
+    passwordChecks: createPasswordChecks({
+      concurrency: config.passwordCheckConcurrency,
+      queueLength: config.passwordCheckQueue,
+    }),
     dpop,
   });
   await registerUsersRoutes(app, {

@@ -29,7 +29,7 @@ const OTHER_VERSION = /^\/api\/(v[^/]*)\/users(?:\/[^/]*)?\/?$/;
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: unknown, request, reply) => {
     const answer = toHttpError(error);
-    if (answer.status === 503) request.log.warn({ err: error }, 'database unavailable');
+    if (error instanceof DatabaseUnavailableError) request.log.warn({ err: error }, 'database unavailable');
     else if (answer.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendError(reply, answer);
   });

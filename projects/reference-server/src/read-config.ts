@@ -58,6 +58,13 @@ export interface ServerConfig {
   readonly loginAccountMaxDelaySeconds: number;
   /** How long after its last attempt an account's attempts are forgotten, in seconds. */
   readonly loginAccountForgetSeconds: number;
+  /**
+   * Password checks (scrypt) the instance runs at once, over all sign-ins; 0: no cap. The others
+   * wait, a trusted device of the account first (see password-checks.ts).
+   */
+  readonly passwordCheckConcurrency: number;
+  /** Sign-ins that may wait for a password check in each queue; beyond, 503 `ServiceUnavailable`. */
+  readonly passwordCheckQueue: number;
   /** Refresh attempts allowed per session (per client address without a genuine token) and window. */
   readonly refreshRateLimitMax: number;
   /** The refresh rate limit's window, in seconds. */
@@ -203,6 +210,13 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): S
     loginAccountFreeAttempts: integer(env, 'LOGIN_ACCOUNT_FREE_ATTEMPTS', 5, 1, 1_000_000),
     loginAccountMaxDelaySeconds,
     loginAccountForgetSeconds,
+    // Measured on 2 cores under a flood of 64 sign-ins at once (bench/SERVER-RESULTS.md, "Sign-ins under
+    // a hash flood"): with 2 at once a trusted device signs in about as fast as without the flood, and
+    // the flood still gets most of the hashes it got without a cap; 4 (Node's whole thread pool) made
+    // the trusted device twice as slow. 256 waiting: a flood of up to 256 at once only waits, which
+    // holds each attacker to the hash rate; beyond, refusals cost the server far less than hashes.
+    passwordCheckConcurrency: integer(env, 'PASSWORD_CHECK_CONCURRENCY', 2, 0, 1024),
+    passwordCheckQueue: integer(env, 'PASSWORD_CHECK_QUEUE', 256, 0, 100_000),
     // A tab refreshes once per access-token lifetime; several tabs, a retry and a lost answer stay
     // far below one a second. Logout is rarer still.
     refreshRateLimitMax: integer(env, 'REFRESH_RATE_LIMIT_MAX', 60, 1, 1_000_000),
