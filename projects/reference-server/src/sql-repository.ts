@@ -211,15 +211,19 @@ export function createSqlRepository(engine: SqlEngine): Repository {
       // counting it, so waiting out the delay is all a client can do, and a blocked attempt never
       // lengthens it: the delay grows with the guesses actually checked, not with the requests.
       const attempt = `CASE WHEN a.last_attempt_at <= $3 THEN 1 ELSE LEAST(a.attempts + 1, ${MAX_INTEGER}) END`;
-      const delay = (n: string) =>
-        `make_interval(secs => CASE WHEN ${n} < $4::integer THEN 0
-           ELSE LEAST($5::double precision, power(2, LEAST(${n} - $4::integer, 40))) END)`;
+      // A free attempt blocks nothing: its `blocked_until` is the epoch, not `now`, or a concurrent
+      // attempt that read the clock a moment earlier but reached the database later (a double click)
+      // would find itself inside a delay that does not exist.
+      const blockedUntil = (n: string) =>
+        `CASE WHEN ${n} < $4::integer THEN 'epoch'::timestamptz
+           ELSE $2::timestamptz + make_interval(secs => LEAST($5::double precision, power(2, LEAST(${n} - $4::integer, 40))))
+         END`;
       const rows = await engine.query<{ attempts: number }>(
         `INSERT INTO login_attempts AS a (key, attempts, blocked_until, last_attempt_at)
-         VALUES ($1, 1, $2::timestamptz + ${delay('1')}, $2)
+         VALUES ($1, 1, ${blockedUntil('1')}, $2)
          ON CONFLICT (key) DO UPDATE SET
            attempts = ${attempt},
-           blocked_until = $2::timestamptz + ${delay(attempt)},
+           blocked_until = ${blockedUntil(attempt)},
            last_attempt_at = $2
          WHERE a.blocked_until <= $2
          RETURNING attempts`,

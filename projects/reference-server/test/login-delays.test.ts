@@ -127,6 +127,23 @@ describe('sign-in delays per account (issue 24, point 2)', () => {
   });
 });
 
+describe('sign-in attempts that reach the database out of order', () => {
+  it('takes a free attempt that read the clock before the last one counted (a double click)', async () => {
+    const database = await createTestDatabase();
+    try {
+      const policy = { freeAttempts: 3, maxDelaySeconds: 60, forgetAfterSeconds: 86_400 };
+      const later = new Date();
+      const earlier = new Date(later.getTime() - 5);
+      const first = await database.repository.reserveLoginAttempt('account:double-click-0123456789', later, policy);
+      const second = await database.repository.reserveLoginAttempt('account:double-click-0123456789', earlier, policy);
+
+      assert.deepEqual([first, second], [{ allowed: true }, { allowed: true }]);
+    } finally {
+      await database.close();
+    }
+  });
+});
+
 describe('trusted devices: the account owner is not locked out by the account delays (issue 24, point 2)', () => {
   let server: TestServer;
   const clock = createStillClock();
