@@ -167,6 +167,21 @@ function serverFigures(): [string, string][] {
   const verify = section(text, 'Checking a token, without HTTP');
   const options = section(text, 'PGlite options');
   const cold = section(text, 'Cold start');
+  const flood = section(text, 'Sign-ins under a hash flood');
+  /** The first number of a flood row's cell: `46 / 64 / 67` → 46 (the median). */
+  const floodCell = (row: string, column: number) => Number(cell(flood, row, column).split('/')[0]);
+  const [noFlood, noCap, defaults] = [
+    'no flood, the defaults',
+    'no cap (`PASSWORD_CHECK_CONCURRENCY=0`)',
+    'cap 2, queue 256 (the defaults)',
+  ];
+  /** A route's cell on both engines: `column` 1 is req/s, 3 is p99 ms. */
+  const route = (label: string, column: number) =>
+    [engines.pglite, engines.postgres].map((engine) => Number(cell(engine, label, column)));
+  const refresh = (connections: number) =>
+    `POST /auth/refresh, 200 sessions, every refresh rotating → 200 (${connections} connections)`;
+  const login =
+    'POST /auth/login from a trusted device → 200 (scrypt; the rate limit and the attempts counted in the database; a new session)';
   /** The bold ratio after `label` in the settled rounds: `in req/s: **0.98x**`. */
   const settled = (engine: string, newToken: boolean, label: string) => {
     const settledRounds = engine.slice(engine.indexOf('The same token on every call'));
@@ -207,6 +222,16 @@ function serverFigures(): [string, string][] {
     ['server.start.dataFolder', seconds(firstAnswer('data folder of an earlier start'))],
     ['server.resident.inMemory', `${coldResident('in memory')} MB`],
     ['server.resident.dataFolder', range(dataFolder, ' MB')],
+    ['server.flood.hashes.noCap', `${floodCell(noCap, 2)}`],
+    ['server.flood.hashes.default', `${floodCell(defaults, 2)}`],
+    ['server.flood.trusted.noFlood', `${floodCell(noFlood, 5)} ms`],
+    ['server.flood.trusted.noCap', `${floodCell(noCap, 5)} ms`],
+    ['server.flood.trusted.default', `${floodCell(defaults, 5)} ms`],
+    ['server.flood.newBrowser.default', seconds(floodCell(defaults, 6))],
+    ['server.login.reqs', range(route(login, 1), '/s')],
+    ['server.refresh16.reqs', range(route(refresh(16), 1), '/s')],
+    ['server.refresh16.p99', range(route(refresh(16), 3), ' ms')],
+    ['server.refresh64.reqs', range(route(refresh(64), 1), '/s')],
   ];
 }
 
