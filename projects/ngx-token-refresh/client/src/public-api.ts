@@ -1,7 +1,8 @@
 /*
  * Public API of ngx-token-refresh/client: the client of the service, that is its authentication
  * (`provideAuth`, `AuthClient`), its users API (`UsersService`) and its typed errors (`ApiError`).
- * It sets up the interceptor of the main entry point for you.
+ * It sets up the interceptor of the main entry point for you. Also the browser side of a backend for
+ * frontend (`provideBffSession`), another session client, where the server holds the tokens.
  */
 
 // Authentication
@@ -9,6 +10,13 @@ export { AuthClient } from './auth/auth-client';
 export type { AuthConfig, AuthInterceptorOptions, RefreshTokenStore } from './auth/auth-config';
 export { provideAuth } from './auth/provide-auth';
 export { safeReturnUrl } from './auth/safe-return-url';
+
+// Backend for frontend (the server holds the tokens)
+export { bffSessionInterceptor } from './bff/bff-session-interceptor';
+export type { BffSessionConfig } from './bff/bff-session-config';
+export type { BffSessionRef, BffSessionStatus, BffUser } from './bff/bff-session-ref';
+export { injectBffSession } from './bff/inject-bff-session';
+export { provideBffSession } from './bff/provide-bff-session';
 
 // Errors
 export { ApiError } from './errors/api-error';
