@@ -39,7 +39,7 @@ const RENDERED_SESSION = makeStateKey<BffSessionSnapshot>('ngx-token-refresh:bff
 /** The message a tab posts when the session it knew ended: `session` tells that session from a later sign-in's. */
 interface EndedMessage {
   readonly type: 'ended';
-  readonly session: number | string;
+  readonly session: string;
   readonly code: 'SessionEnded' | 'NoSession' | 'SignedOut';
 }
 
@@ -68,8 +68,11 @@ export class BffSessionState {
   readonly #notify = injectCallbackRunner();
   readonly #user = signal<BffUser | null>(null);
   readonly #status = signal<BffSessionStatus>('unknown');
-  /** The `expiresAt` of the session this tab knows, which other tabs name when it ends. */
-  #session: number | string | null = null;
+  /**
+   * Names the session this tab knows, for the other tabs, while it is signed in: its user and its
+   * absolute end, which a later sign-in does not share.
+   */
+  #session: string | null = null;
   /** Counts the ends of sessions: an answer to a load sent before the latest end is out of date. */
   #ends = 0;
   /** While this tab's own sign-out is on its way: its 401s are no expiry to report. */
@@ -160,7 +163,7 @@ export class BffSessionState {
   }
 
   #signedIn(session: BffSessionSnapshot): void {
-    this.#session = session.expiresAt;
+    this.#session = JSON.stringify([session.user.sub, session.expiresAt]);
     this.#user.set(session.user);
     this.#status.set('signedIn');
     if (!this.browser) this.#transferState.set(RENDERED_SESSION, { user: session.user, expiresAt: session.expiresAt });
@@ -276,7 +279,8 @@ export class BffSessionState {
   #receive(data: unknown): void {
     if (typeof data !== 'object' || data === null) return;
     const { type, session, code } = data as Partial<EndedMessage>;
-    if (type !== 'ended' || this.#status() !== 'signedIn' || session !== this.#session) return;
+    // Only a signed-in tab has a name to compare: the others have nothing to end.
+    if (type !== 'ended' || typeof session !== 'string' || session !== this.#session) return;
     if (code !== 'SessionEnded' && code !== 'NoSession' && code !== 'SignedOut') return;
     this.#signedOut();
     this.#expired(
