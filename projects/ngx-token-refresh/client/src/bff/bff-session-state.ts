@@ -18,7 +18,6 @@ import {
   ɵisSameOriginPath as isSameOriginPath,
   ɵisSecureEndpoint as isSecureEndpoint,
 } from 'ngx-token-refresh';
-import { firstValueFrom } from 'rxjs';
 
 import { ApiError } from '../errors/api-error';
 import { parseApiError } from '../errors/parse-api-error';
@@ -187,7 +186,9 @@ export class BffSessionState {
     const ends = this.#ends;
     return new Promise<void>((resolve, reject) => {
       const fail = (error: ApiError) => {
-        if (typeof ngDevMode !== 'undefined' && ngDevMode && startUp) this.#explain(error);
+        if (typeof ngDevMode !== 'undefined' && ngDevMode && startUp) {
+          explainStartUpFailure(error, this.intercepted, this.#config.basePath, this.#errorHandler);
+        }
         reject(error);
       };
       this.#http.get(`${this.#config.basePath}/session`).subscribe({
@@ -215,21 +216,6 @@ export class BffSessionState {
     });
   }
 
-  /**
-   * Dev mode: the start-up load failed for a reason that is a setup mistake, said through the
-   * ErrorHandler (a failure of the network is no mistake, and `reload()` gives it to the app).
-   */
-  #explain(error: ApiError): void {
-    let problem: string | null = null;
-    if (!this.intercepted) {
-      problem = `bffSessionInterceptor did not see GET ${this.#config.basePath}/session: add it to provideHttpClient(withInterceptors([bffSessionInterceptor])), or the BFF refuses the calls without x-csrf`;
-    } else if (error.code === 'InvalidResponse') {
-      problem = `GET ${this.#config.basePath}/session answered something that is not a session (often the app's index.html): is the BFF mounted at basePath ${this.#config.basePath}, before the app's own routes?`;
-    }
-    if (problem !== null)
-      this.#errorHandler.handleError(new RuntimeError('InvalidOptions', `provideBffSession: ${problem}`));
-  }
-
   #signIn(returnUrl?: string): void {
     const location = this.#document.location;
     const here = `${location.pathname}${location.search}${location.hash}`;
@@ -247,24 +233,30 @@ export class BffSessionState {
     location.assign(`${this.#config.basePath}/login?returnUrl=${encodeURIComponent(target)}`);
   }
 
-  async #signOut(): Promise<void> {
-    if (!this.browser) return;
+  #signOut(): Promise<void> {
+    if (!this.browser) return Promise.resolve();
     const session = this.#session;
-    let body: unknown = null;
     this.#signingOut = true;
-    try {
-      body = await firstValueFrom(this.#http.post(`${this.#config.basePath}/logout`, null));
-    } catch (error) {
-      const apiError = parseApiError(error);
-      // Already over on the server: signed out all the same, with no provider session to end.
-      if (!(apiError.status === 401 && isEndCode(apiError.code))) throw apiError;
-    } finally {
-      this.#signingOut = false;
-    }
-    if (this.#status() !== 'signedOut') this.#signedOut();
-    if (session !== null) this.#post({ type: 'ended', session, code: 'SignedOut' });
-    const next = endSessionUrlOf(body, this.#document);
-    if (next !== null) this.#document.location.assign(next);
+    return new Promise<void>((resolve, reject) => {
+      const signedOut = (body: unknown) => {
+        this.#signingOut = false;
+        if (this.#status() !== 'signedOut') this.#signedOut();
+        if (session !== null) this.#post({ type: 'ended', session, code: 'SignedOut' });
+        const next = endSessionUrlOf(body, this.#document);
+        if (next !== null) this.#document.location.assign(next);
+        resolve();
+      };
+      this.#http.post(`${this.#config.basePath}/logout`, null).subscribe({
+        next: signedOut,
+        error: (error: unknown) => {
+          this.#signingOut = false;
+          const apiError = parseApiError(error);
+          // Already over on the server: signed out all the same, with no provider session to end.
+          if (apiError.status === 401 && isEndCode(apiError.code)) signedOut(null);
+          else reject(apiError);
+        },
+      });
+    });
   }
 
   #post(message: EndedMessage): void {
@@ -289,6 +281,26 @@ export class BffSessionState {
         : new ApiError(401, code, 'Your session has ended; please sign in again.'),
     );
   }
+}
+
+/**
+ * Dev mode: the start-up load failed for a reason that is a setup mistake, said through the
+ * ErrorHandler (a failure of the network is no mistake, and `reload()` gives it to the app). A
+ * function of its own, not a method, so that production builds drop it with its text.
+ */
+function explainStartUpFailure(
+  error: ApiError,
+  intercepted: boolean,
+  basePath: string,
+  errorHandler: ErrorHandler,
+): void {
+  let problem: string | null = null;
+  if (!intercepted) {
+    problem = `bffSessionInterceptor did not see GET ${basePath}/session: add it to provideHttpClient(withInterceptors([bffSessionInterceptor])), or the BFF refuses the calls without x-csrf`;
+  } else if (error.code === 'InvalidResponse') {
+    problem = `GET ${basePath}/session answered something that is not a session (often the app's index.html): is the BFF mounted at basePath ${basePath}, before the app's own routes?`;
+  }
+  if (problem !== null) errorHandler.handleError(new RuntimeError('InvalidOptions', `provideBffSession: ${problem}`));
 }
 
 /** The rendered request's `Cookie` header, cut down to the session cookie; `null` without it. */
