@@ -31,9 +31,11 @@ const SESSION_COOKIE = '__Host-bff-session';
 
 /**
  * What a server render hands to the browser in the page's transfer state: the user's claims and the
- * session's end, never a token (the browser holds none, and the BFF's answer carries none).
+ * session's end, never a token (the browser holds none, and the BFF's answer carries none). Marked
+ * pure: a call at module level is otherwise kept, with its text, in every app that imports this
+ * entry point, whether it uses the BFF or not.
  */
-const RENDERED_SESSION = makeStateKey<BffSessionSnapshot>('ngx-token-refresh:bff-session');
+const RENDERED_SESSION = /* @__PURE__ */ makeStateKey<BffSessionSnapshot>('ngx-token-refresh:bff-session');
 
 /** The message a tab posts when the session it knew ended: `session` tells that session from a later sign-in's. */
 interface EndedMessage {
