@@ -24,6 +24,10 @@ import { pathToFileURL } from 'node:url';
 
 import Provider from 'oidc-provider';
 
+import { browseSignIn } from './browse-sign-in.mjs';
+
+export { browseSignIn, browseSignOut, CookieJar } from './browse-sign-in.mjs';
+
 /** The one client: a browser app, so public (no secret) and bound to PKCE. */
 export const CLIENT_ID = 'spa';
 
@@ -261,12 +265,11 @@ async function answerHarness(harness, req, res, pathname) {
 }
 
 /**
- * Signs `login` in as a browser would, over HTTP against the provider itself: the authorization
- * request with a PKCE challenge, the devInteractions login form (any login and password) and consent
- * form, each redirect followed with the cookies set so far, then the code exchanged at the token
- * endpoint with the verifier. Each call is a new browser: a new provider session and a new grant.
- * `consent`: whether the request says prompt=consent, without which the provider drops offline_access
- * and issues no refresh token.
+ * Signs `login` in as a browser would, over HTTP against the provider itself (`browseSignIn`): the
+ * authorization request with a PKCE challenge, the devInteractions login form (any login and
+ * password) and consent form, then the code exchanged at the token endpoint with the verifier. Each
+ * call is a new browser: a new provider session and a new grant. `consent`: whether the request says
+ * prompt=consent, without which the provider drops offline_access and issues no refresh token.
  */
 async function signIn(issuer, login, consent) {
   const redirectUri = `${issuer}${HARNESS_CALLBACK}`;
@@ -285,53 +288,18 @@ async function signIn(issuer, login, consent) {
     code_challenge_method: 'S256',
   }).toString();
 
-  const cookies = new Map();
-  let request = { url: authorize, method: 'GET', body: undefined };
-  let code;
-  for (let step = 0; step < 12 && code === undefined; step++) {
-    const response = await fetch(request.url, {
-      method: request.method,
-      body: request.body,
-      redirect: 'manual',
-      headers: {
-        cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join('; '),
-        ...(request.body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
-      },
-    });
-    for (const header of response.headers.getSetCookie()) {
-      const [pair, ...attributes] = header.split(';');
-      const name = pair.slice(0, pair.indexOf('=')).trim();
-      const value = pair.slice(pair.indexOf('=') + 1).trim();
-      const expired = attributes.some((attribute) => /^\s*expires=Thu, 01 Jan 1970/i.test(attribute));
-      if (expired || value === '') cookies.delete(name);
-      else cookies.set(name, value);
-    }
-    const location = response.headers.get('location');
-    if (response.status >= 300 && response.status < 400 && location) {
-      const next = new URL(location, request.url);
-      if (`${next.origin}${next.pathname}` === redirectUri) {
-        if (next.searchParams.get('state') !== state) throw new Error('sign-in: the state came back changed');
-        const error = next.searchParams.get('error');
-        if (error) throw new Error(`sign-in: ${error} ${next.searchParams.get('error_description') ?? ''}`);
-        code = next.searchParams.get('code');
-      }
-      request = { url: next, method: 'GET', body: undefined };
-      continue;
-    }
-    const html = await response.text();
-    const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
-    const prompt = /name="prompt" value="([a-z]+)"/.exec(html)?.[1];
-    if (response.status !== 200 || !action || !prompt) {
-      throw new Error(`sign-in: unexpected ${response.status} at ${request.url}: ${html.slice(0, 300)}`);
-    }
-    const fields = prompt === 'login' ? { prompt, login, password: 'any' } : { prompt };
-    request = {
-      url: new URL(action.replaceAll('&amp;', '&'), request.url),
-      method: 'POST',
-      body: new URLSearchParams(fields),
-    };
+  const walk = await browseSignIn(authorize, {
+    login,
+    stopAt: (next) => `${next.origin}${next.pathname}` === redirectUri,
+  });
+  if (!walk.stopped) {
+    throw new Error(`sign-in: unexpected ${walk.status} at ${walk.url}: ${walk.body.slice(0, 300)}`);
   }
-  if (!code) throw new Error('sign-in: no authorization code after 12 steps');
+  const answer = walk.url.searchParams;
+  if (answer.get('state') !== state) throw new Error('sign-in: the state came back changed');
+  if (answer.get('error')) throw new Error(`sign-in: ${answer.get('error')} ${answer.get('error_description') ?? ''}`);
+  const code = answer.get('code');
+  if (!code) throw new Error('sign-in: the redirect carries no authorization code');
 
   const token = await fetch(new URL('/token', issuer), {
     method: 'POST',
