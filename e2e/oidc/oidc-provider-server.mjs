@@ -2,9 +2,10 @@
 // A certified OpenID Provider for the tests of ngx-token-refresh/oauth: the npm package
 // `oidc-provider` (OpenID Certified), configured as a browser app meets a real identity server:
 // one public client, the authorization code flow with PKCE, strict refresh-token rotation, short
-// opaque access tokens, and the userinfo endpoint as the protected resource. Nothing here changes
-// how the provider answers; the harness only watches it (its events), and, under /__harness/,
-// offers test hooks that a real identity server does not have.
+// opaque access tokens, and the userinfo endpoint as the protected resource. On request, a second,
+// confidential client for a backend-for-frontend (the app's own server signs in and keeps the
+// tokens). Nothing here changes how the provider answers; the harness only watches it (its
+// events), and, under /__harness/, offers test hooks that a real identity server does not have.
 //
 // As a module:  const provider = await startOidcProvider({ accessTokenTtl: 4, corsOrigins: [...] });
 // As a script:  PORT=4444 ACCESS_TOKEN_TTL=5 node e2e/oidc/oidc-provider-server.mjs
@@ -19,6 +20,7 @@
 // So every test against this harness runs with no grace window: the client alone must be correct.
 import { generateKeyPairSync, randomBytes, createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { Buffer } from 'node:buffer';
 import { createServer } from 'node:http';
 import { pathToFileURL } from 'node:url';
 
@@ -28,8 +30,11 @@ import { browseSignIn } from './browse-sign-in.mjs';
 
 export { browseSignIn, browseSignOut, CookieJar } from './browse-sign-in.mjs';
 
-/** The one client: a browser app, so public (no secret) and bound to PKCE. */
+/** The browser app's client: public (no secret) and bound to PKCE. */
 export const CLIENT_ID = 'spa';
+
+/** The backend-for-frontend's client (option `bffClient`): confidential (a secret), and bound to PKCE. */
+export const BFF_CLIENT_ID = 'bff';
 
 /** Where the harness's own sign-in (`POST /__harness/sign-in`) sends the code; never opened. */
 const HARNESS_CALLBACK = '/__harness/callback';
@@ -53,9 +58,18 @@ const HARNESS_CALLBACK = '/__harness/callback';
  * @param {string} [options.storeFile] keep the provider's data (grants, tokens, sessions, and the
  *   signing and cookie keys) in this JSON file, written on every change and read at start: a restart
  *   then keeps every session. Without it, everything lives in memory and a restart forgets it all.
+ * @param {{ secret: string, redirectUris?: string[], postLogoutRedirectUris?: string[] }} [options.bffClient]
+ *   adds the confidential client `bff` of a backend-for-frontend: it authenticates at the token and
+ *   revocation endpoints with `secret` (`client_secret_basic`; oidc-provider also accepts the same
+ *   secret as `client_secret_post`), uses the code flow with PKCE like `spa`, with the same strict
+ *   rotation and refresh-token policy, may send the browser back to `redirectUris` (besides the
+ *   harness's own) and, after an RP-initiated logout, to `postLogoutRedirectUris`. With `dpop`, its
+ *   access tokens are DPoP-bound too (its refresh tokens are not: a confidential client's are bound to
+ *   its secret, RFC 9449 §5). A server calls the provider, so its URIs get no CORS. Default: no such client.
  * @returns {Promise<{ issuer: string, port: number, provider: Provider, stats(): Stats,
  *   resetStats(): void, dropNextRefresh(): void, expireAccessTokens(): number,
- *   signIn(login?: string, options?: { consent?: boolean }): Promise<object>, close(): Promise<void> }>}
+ *   signIn(login?: string, options?: { consent?: boolean, client?: string }): Promise<object>,
+ *   close(): Promise<void> }>}
  */
 export async function startOidcProvider(options = {}) {
   const {
@@ -65,7 +79,11 @@ export async function startOidcProvider(options = {}) {
     corsOrigins = [],
     storeFile,
     dpop = false,
+    bffClient,
   } = options;
+  if (bffClient && !bffClient.secret) {
+    throw new Error('startOidcProvider: bffClient.secret is required (the bff client is confidential)');
+  }
 
   let handle = (_req, res) => res.writeHead(503).end();
   const servers = [createServer((req, res) => handle(req, res))];
@@ -92,13 +110,32 @@ export async function startOidcProvider(options = {}) {
         // A code or refresh grant without a proof is refused: no token of this client is unbound.
         ...(dpop ? { dpop_bound_access_tokens: true } : {}),
       },
+      ...(bffClient
+        ? [
+            {
+              client_id: BFF_CLIENT_ID,
+              client_secret: bffClient.secret,
+              // Registering basic is enough for both: oidc-provider accepts a secret in the
+              // Authorization header or in the body for either of the two methods.
+              token_endpoint_auth_method: 'client_secret_basic',
+              grant_types: ['authorization_code', 'refresh_token'],
+              response_types: ['code'],
+              redirect_uris: [...(bffClient.redirectUris ?? []), `${issuer}${HARNESS_CALLBACK}`],
+              post_logout_redirect_uris: bffClient.postLogoutRedirectUris ?? [],
+              ...(dpop ? { dpop_bound_access_tokens: true } : {}),
+            },
+          ]
+        : []),
     ],
+    // Every client, the confidential one too (oidc-provider requires PKCE of public clients only).
     pkce: { required: () => true },
     scopes: ['openid', 'offline_access'],
     // issueRefreshToken is the provider's default, as a real deployment's: a refresh token only when
     // the grant holds offline_access, which it keeps only when the authorization request also says
     // prompt=consent (OpenID Connect Core §11). An app that asks for offline_access alone gets no
     // refresh token, and the tests must see that.
+    // `true` rotates for every client, the confidential one too: the provider's default would rotate
+    // a confidential client's token only after 70% of its lifetime.
     rotateRefreshToken: true,
     ttl: {
       AccessToken: accessTokenTtl,
@@ -174,7 +211,10 @@ export async function startOidcProvider(options = {}) {
      * With `{ consent: false }` the request asks for offline_access without prompt=consent, as an app
      * that forgot it does: the answer then has no refresh token.
      */
-    signIn: (login = 'ada', { consent = true } = {}) => signIn(issuer, login, consent),
+    signIn: (login = 'ada', { consent = true, client = CLIENT_ID } = {}) => {
+      if (client === BFF_CLIENT_ID && !bffClient) throw new Error('signIn: no bff client (start with bffClient)');
+      return signIn(issuer, login, consent, client === BFF_CLIENT_ID ? bffClient.secret : undefined);
+    },
     close: async () => {
       await Promise.all(
         servers.map(
@@ -257,7 +297,8 @@ async function answerHarness(harness, req, res, pathname) {
     case 'POST /__harness/sign-in': {
       const body = await readJson(req);
       const login = typeof body.login === 'string' ? body.login : undefined;
-      return sendJson(res, 200, await harness.signIn(login, { consent: body.consent !== false }));
+      const client = body.client === BFF_CLIENT_ID ? BFF_CLIENT_ID : CLIENT_ID;
+      return sendJson(res, 200, await harness.signIn(login, { consent: body.consent !== false, client }));
     }
     default:
       return sendJson(res, 404, { error: 'not_found', error_description: `no harness route ${route}` });
@@ -267,17 +308,19 @@ async function answerHarness(harness, req, res, pathname) {
 /**
  * Signs `login` in as a browser would, over HTTP against the provider itself (`browseSignIn`): the
  * authorization request with a PKCE challenge, the devInteractions login form (any login and
- * password) and consent form, then the code exchanged at the token endpoint with the verifier. Each
- * call is a new browser: a new provider session and a new grant. `consent`: whether the request says
- * prompt=consent, without which the provider drops offline_access and issues no refresh token.
+ * password) and consent form, then the code exchanged at the token endpoint with the verifier, and
+ * with `secret` (HTTP Basic) for the confidential client. Each call is a new browser: a new provider
+ * session and a new grant. `consent`: whether the request says prompt=consent, without which the
+ * provider drops offline_access and issues no refresh token.
  */
-async function signIn(issuer, login, consent) {
+async function signIn(issuer, login, consent, secret) {
+  const clientId = secret === undefined ? CLIENT_ID : BFF_CLIENT_ID;
   const redirectUri = `${issuer}${HARNESS_CALLBACK}`;
   const verifier = randomBytes(32).toString('base64url');
   const state = randomBytes(16).toString('base64url');
   const authorize = new URL('/auth', issuer);
   authorize.search = new URLSearchParams({
-    client_id: CLIENT_ID,
+    client_id: clientId,
     response_type: 'code',
     redirect_uri: redirectUri,
     scope: 'openid offline_access',
@@ -303,18 +346,27 @@ async function signIn(issuer, login, consent) {
 
   const token = await fetch(new URL('/token', issuer), {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      ...(secret === undefined ? {} : { authorization: basicAuthorization(clientId, secret) }),
+    },
     body: new URLSearchParams({
       grant_type: 'authorization_code',
       code,
       redirect_uri: redirectUri,
-      client_id: CLIENT_ID,
       code_verifier: verifier,
+      ...(secret === undefined ? { client_id: clientId } : {}),
     }),
   });
   const body = await token.json();
   if (!token.ok) throw new Error(`sign-in: the code exchange answered ${token.status} ${JSON.stringify(body)}`);
   return body;
+}
+
+/** `client_secret_basic` (RFC 6749 §2.3.1: each part form-encoded before Base64). */
+function basicAuthorization(clientId, secret) {
+  const encode = (part) => new URLSearchParams({ part }).toString().slice('part='.length);
+  return `Basic ${Buffer.from(`${encode(clientId)}:${encode(secret)}`).toString('base64')}`;
 }
 
 /**
@@ -497,6 +549,13 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     corsOrigins: list(process.env.CORS_ORIGINS),
     storeFile: process.env.STORE_FILE || undefined,
     dpop: process.env.DPOP === '1',
+    bffClient: process.env.BFF_CLIENT_SECRET
+      ? {
+          secret: process.env.BFF_CLIENT_SECRET,
+          redirectUris: list(process.env.BFF_REDIRECT_URIS),
+          postLogoutRedirectUris: list(process.env.BFF_POST_LOGOUT_REDIRECT_URIS),
+        }
+      : undefined,
   });
   const stop = () => harness.close().then(() => process.exit(0));
   process.once('SIGTERM', stop);
