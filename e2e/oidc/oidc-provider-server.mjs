@@ -21,7 +21,7 @@
 import { generateKeyPairSync, randomBytes, createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { Buffer } from 'node:buffer';
-import { createServer } from 'node:http';
+import { IncomingMessage, createServer } from 'node:http';
 import { pathToFileURL } from 'node:url';
 
 import Provider from 'oidc-provider';
@@ -38,6 +38,9 @@ export const BFF_CLIENT_ID = 'bff';
 
 /** Where the harness's own sign-in (`POST /__harness/sign-in`) sends the code; never opened. */
 const HARNESS_CALLBACK = '/__harness/callback';
+
+/** oidc-provider's default route of the token endpoint (not changed here). */
+const TOKEN_PATH = '/token';
 
 /**
  * Starts oidc-provider on 127.0.0.1 and ::1 (both, so that `localhost` works whichever a client
@@ -67,7 +70,8 @@ const HARNESS_CALLBACK = '/__harness/callback';
  *   access tokens are DPoP-bound too (its refresh tokens are not: a confidential client's are bound to
  *   its secret, RFC 9449 §5). A server calls the provider, so its URIs get no CORS. Default: no such client.
  * @returns {Promise<{ issuer: string, port: number, provider: Provider, stats(): Stats,
- *   resetStats(): void, dropNextRefresh(): void, expireAccessTokens(): number,
+ *   resetStats(): void, dropNextRefresh(): void, holdNextRefresh(): void,
+ *   release(): Promise<{ released: number, dropped: number }>, expireAccessTokens(): number,
  *   signIn(login?: string, options?: { consent?: boolean, client?: string }): Promise<object>,
  *   close(): Promise<void> }>}
  */
@@ -193,17 +197,29 @@ export async function startOidcProvider(options = {}) {
   });
 
   const providerCallback = provider.callback();
+  const hold = createRefreshHold(counts, providerCallback);
   const harness = {
     issuer,
     port,
     provider,
     /** What the provider did since the start (or the last `resetStats()`): see README.md. */
-    stats: () => structuredClone(counts),
+    stats: () => ({ ...structuredClone(counts), heldRefreshes: { ...counts.heldRefreshes, ...hold.waiting() } }),
     resetStats: () => Object.assign(counts, newStats()),
     /** The next refresh grant is processed, but its answer never reaches the client. */
     dropNextRefresh: () => {
       dropNext = true;
     },
+    /**
+     * The next refresh grant request waits before the provider sees it, until `release()`: a client
+     * (a backend-for-frontend instance) caught in the middle of its refresh.
+     */
+    holdNextRefresh: () => hold.arm(),
+    /**
+     * Lets the held refresh grant through, once answered, or drops it unprocessed when its client
+     * closed the connection meanwhile (an instance killed before its grant reached the provider: the
+     * refresh token stays unspent); stops holding either way.
+     */
+    release: () => hold.release(),
     /** Expires every access token issued so far (their refresh tokens stay valid); returns how many. */
     expireAccessTokens: () => store.expireAccessTokens(),
     /**
@@ -216,6 +232,7 @@ export async function startOidcProvider(options = {}) {
       return signIn(issuer, login, consent, client === BFF_CLIENT_ID ? bffClient.secret : undefined);
     },
     close: async () => {
+      hold.discard();
       await Promise.all(
         servers.map(
           (server) =>
@@ -234,6 +251,10 @@ export async function startOidcProvider(options = {}) {
       answerHarness(harness, req, res, pathname).catch((error) => {
         if (!res.headersSent) sendJson(res, 500, { error: 'harness_error', error_description: String(error) });
       });
+      return;
+    }
+    if (hold.armed() && req.method === 'POST' && pathname === TOKEN_PATH) {
+      hold.offer(req, res).catch(() => res.destroy());
       return;
     }
     if (req.method !== 'OPTIONS') {
@@ -263,6 +284,10 @@ export async function startOidcProvider(options = {}) {
  * @property {number} reuseDetected rotated refresh tokens presented again (each revoked its grant)
  * @property {number} revoked grants revoked (reuse, or a refresh token revoked at the revocation endpoint)
  * @property {number} droppedAnswers refresh answers destroyed by `drop-next-refresh`
+ * @property {{ held: number, released: number, dropped: number, waiting: number, waitingClientGone: number }}
+ *   heldRefreshes refresh grant requests held by `hold-next-refresh`, then passed to the provider by
+ *   `release` or dropped there (their client had gone); `waiting` are held now, `waitingClientGone`
+ *   of them have lost their client already (both live, not reset)
  * @property {{ ok: number, unauthorized: number }} userinfo answers of the protected resource
  * @property {number} dpopNonceChallenges answers asking for a DPoP nonce (`use_dpop_nonce`: 400 at
  *   /token, 401 at userinfo)
@@ -275,6 +300,7 @@ function newStats() {
     reuseDetected: 0,
     revoked: 0,
     droppedAnswers: 0,
+    heldRefreshes: { held: 0, released: 0, dropped: 0 },
     userinfo: { ok: 0, unauthorized: 0 },
     dpopNonceChallenges: 0,
   };
@@ -292,6 +318,11 @@ async function answerHarness(harness, req, res, pathname) {
     case 'POST /__harness/drop-next-refresh':
       harness.dropNextRefresh();
       return sendJson(res, 200, { dropNextRefresh: true });
+    case 'POST /__harness/hold-next-refresh':
+      harness.holdNextRefresh();
+      return sendJson(res, 200, { holdNextRefresh: true });
+    case 'POST /__harness/release':
+      return sendJson(res, 200, await harness.release());
     case 'POST /__harness/expire-access-tokens':
       return sendJson(res, 200, { expired: harness.expireAccessTokens() });
     case 'POST /__harness/sign-in': {
@@ -344,7 +375,7 @@ async function signIn(issuer, login, consent, secret) {
   const code = answer.get('code');
   if (!code) throw new Error('sign-in: the redirect carries no authorization code');
 
-  const token = await fetch(new URL('/token', issuer), {
+  const token = await fetch(new URL(TOKEN_PATH, issuer), {
     method: 'POST',
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
@@ -367,6 +398,93 @@ async function signIn(issuer, login, consent, secret) {
 function basicAuthorization(clientId, secret) {
   const encode = (part) => new URLSearchParams({ part }).toString().slice('part='.length);
   return `Basic ${Buffer.from(`${encode(clientId)}:${encode(secret)}`).toString('base64')}`;
+}
+
+/**
+ * `hold-next-refresh` and `release`. A held request is read whole (to see its grant type) before the
+ * provider sees it, so the provider gets a copy of it to read again; its response stays the real one.
+ */
+function createRefreshHold(counts, pass) {
+  let armed = false;
+  /** @type {{ request: IncomingMessage, res: import('node:http').ServerResponse, clientGone: boolean }[]} */
+  let held = [];
+  return {
+    armed: () => armed,
+    arm: () => {
+      armed = true;
+    },
+    /** A token request while armed: held when it is a refresh grant, else passed on at once. */
+    async offer(req, res) {
+      const body = await readBody(req);
+      const request = replayRequest(req, body);
+      if (!armed || new URLSearchParams(body.toString('latin1')).get('grant_type') !== 'refresh_token') {
+        pass(request, res);
+        return;
+      }
+      armed = false;
+      const entry = { request, res, clientGone: false };
+      // Before its answer, a response closes only with its connection: the client has gone.
+      res.once('close', () => {
+        entry.clientGone = true;
+      });
+      held.push(entry);
+      counts.heldRefreshes.held += 1;
+    },
+    waiting: () => ({ waiting: held.length, waitingClientGone: held.filter((entry) => entry.clientGone).length }),
+    async release() {
+      armed = false;
+      const released = held;
+      held = [];
+      const result = { released: 0, dropped: 0 };
+      await Promise.all(
+        released.map(async (entry) => {
+          if (entry.clientGone || entry.request.socket.destroyed) {
+            // Nobody would read the answer, and processing it would spend the refresh token that
+            // the client's other instances still hold.
+            result.dropped += 1;
+            counts.heldRefreshes.dropped += 1;
+            entry.res.destroy();
+            return;
+          }
+          result.released += 1;
+          counts.heldRefreshes.released += 1;
+          const answered = new Promise((resolve) => entry.res.once('close', resolve));
+          pass(entry.request, entry.res);
+          await answered;
+        }),
+      );
+      return result;
+    },
+    /** At close: whatever is held is dropped unprocessed. */
+    discard() {
+      armed = false;
+      for (const entry of held) entry.res.destroy();
+      held = [];
+    },
+  };
+}
+
+async function readBody(req) {
+  const chunks = [];
+  for await (const chunk of req) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+/** A request the provider can read: `req` again (its socket, method, URL and headers), with `body`. */
+function replayRequest(req, body) {
+  const request = new IncomingMessage(req.socket);
+  request.method = req.method;
+  request.url = req.url;
+  request.headers = req.headers;
+  request.rawHeaders = req.rawHeaders;
+  request.httpVersion = req.httpVersion;
+  request.httpVersionMajor = req.httpVersionMajor;
+  request.httpVersionMinor = req.httpVersionMinor;
+  // Complete, so that destroying the copy (after an error) never destroys the shared socket.
+  request.complete = true;
+  request.push(body);
+  request.push(null);
+  return request;
 }
 
 /**

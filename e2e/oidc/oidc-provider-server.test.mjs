@@ -1,8 +1,10 @@
-/* global fetch, URLSearchParams */
+/* global fetch, setTimeout, URLSearchParams */
 // The harness's backend-for-frontend parts, against the provider they drive: the confidential `bff`
-// client, `browseSignIn` / `browseSignOut` and the provider's end-session endpoint. Run: node --import tsx --test e2e/oidc/oidc-provider-server.test.mjs
+// client, `hold-next-refresh` / `release`, `browseSignIn` / `browseSignOut` and the provider's
+// end-session endpoint. Run: node --import tsx --test e2e/oidc/oidc-provider-server.test.mjs
 import assert from 'node:assert/strict';
 import { Buffer } from 'node:buffer';
+import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
@@ -13,7 +15,7 @@ import { generateKeyPair, generateProof } from 'dpop';
 import { BFF_CLIENT_ID, CookieJar, browseSignIn, browseSignOut, startOidcProvider } from './oidc-provider-server.mjs';
 
 const SECRET = 'bff-test-secret';
-/** A test that hangs fails instead. */
+/** A broken hold would keep a test waiting for ever: it fails instead. */
 const LIMIT = { timeout: 10_000 };
 
 /** @type {Awaited<ReturnType<typeof startOidcProvider>>} */
@@ -81,6 +83,70 @@ describe('the bff client', LIMIT, () => {
       reuseDetected: 1,
       revoked: 1,
     });
+  });
+});
+
+describe('hold-next-refresh and release', LIMIT, () => {
+  test('drop a held refresh unprocessed when its client was killed meanwhile', async () => {
+    const tokens = await provider.signIn('ada', { client: BFF_CLIENT_ID });
+    provider.holdNextRefresh();
+    const client = spawnRefresh(tokens.refresh_token);
+    await waitFor(() => provider.stats().heldRefreshes.waiting === 1);
+
+    client.kill('SIGKILL');
+    await once(client, 'exit');
+    await waitFor(() => provider.stats().heldRefreshes.waitingClientGone === 1);
+    assert.deepEqual(await provider.release(), { released: 0, dropped: 1 });
+
+    assert.equal(provider.stats().refreshGrants, 0);
+    assert.deepEqual(provider.stats().heldRefreshes, {
+      held: 1,
+      released: 0,
+      dropped: 1,
+      waiting: 0,
+      waitingClientGone: 0,
+    });
+    // The provider never saw it: the refresh token is unspent, and the next refresh is no reuse.
+    const next = await refresh(tokens.refresh_token, {}, basic(SECRET));
+    assert.equal(next.status, 200);
+    assert.deepEqual(pick(provider.stats(), 'refreshGrants', 'reuseDetected'), { refreshGrants: 1, reuseDetected: 0 });
+  });
+
+  test('let a held refresh through to the provider when its client is still waiting (over HTTP)', async () => {
+    const tokens = await provider.signIn('ada', { client: BFF_CLIENT_ID });
+    assert.deepEqual(await harness('hold-next-refresh'), { holdNextRefresh: true });
+    const pending = refresh(tokens.refresh_token, {}, basic(SECRET));
+    await waitFor(() => provider.stats().heldRefreshes.waiting === 1);
+    assert.equal(provider.stats().refreshGrants, 0);
+
+    assert.deepEqual(await harness('release'), { released: 1, dropped: 0 });
+    // `release` answers once the provider has answered the held grant.
+    assert.equal(provider.stats().refreshGrants, 1);
+    const granted = await pending;
+    assert.equal(granted.status, 200);
+    assert.notEqual(granted.body.refresh_token, tokens.refresh_token);
+    assert.deepEqual(provider.stats().heldRefreshes, {
+      held: 1,
+      released: 1,
+      dropped: 0,
+      waiting: 0,
+      waitingClientGone: 0,
+    });
+  });
+
+  test('hold only the next refresh grant: a code exchange passes, and so does the refresh after it', async () => {
+    const tokens = await provider.signIn('ada', { client: BFF_CLIENT_ID });
+    provider.holdNextRefresh();
+    await provider.signIn('bob', { client: BFF_CLIENT_ID });
+    const pending = refresh(tokens.refresh_token, {}, basic(SECRET));
+    await waitFor(() => provider.stats().heldRefreshes.waiting === 1);
+    const other = await provider.signIn('cy', { client: BFF_CLIENT_ID });
+    assert.equal((await refresh(other.refresh_token, {}, basic(SECRET))).status, 200);
+
+    await provider.release();
+    assert.equal((await pending).status, 200);
+    assert.deepEqual(pick(provider.stats(), 'codeGrants', 'refreshGrants'), { codeGrants: 3, refreshGrants: 2 });
+    assert.equal(provider.stats().heldRefreshes.held, 1);
   });
 });
 
@@ -367,6 +433,34 @@ function endSessionUrl(idToken, postLogoutRedirectUri, state) {
     ...(state ? { state } : {}),
   }).toString();
   return url;
+}
+
+/** A refresh grant sent by another process (a backend-for-frontend instance), which then waits. */
+function spawnRefresh(refreshToken) {
+  const script = `fetch(process.env.TOKEN_URL, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: process.env.AUTHORIZATION }, body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: process.env.REFRESH_TOKEN }) }); setInterval(() => {}, 1000);`;
+  return spawn(process.execPath, ['-e', script], {
+    env: {
+      ...process.env,
+      TOKEN_URL: `${provider.issuer}/token`,
+      AUTHORIZATION: basic(SECRET),
+      REFRESH_TOKEN: refreshToken,
+    },
+    stdio: 'ignore',
+  });
+}
+
+async function harness(hook) {
+  const response = await fetch(`${provider.issuer}/__harness/${hook}`, { method: 'POST' });
+  assert.equal(response.status, 200);
+  return response.json();
+}
+
+async function waitFor(condition, timeout = 5000) {
+  const until = Date.now() + timeout;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error(`still not so after ${timeout} ms: ${condition}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 function pick(object, ...keys) {
