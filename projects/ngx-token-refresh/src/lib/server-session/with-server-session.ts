@@ -41,8 +41,11 @@ export interface ServerSessionOptions {
   readonly refreshCookie?: string;
 }
 
-/** Where a render leaves its token for the browser, in the page's transfer state. */
-const RENDER_TOKEN = makeStateKey<string | null>('ngx-token-refresh:token');
+/**
+ * Where a render leaves its token for the browser, in the page's transfer state. Made in a call
+ * marked pure, so that an app without `withServerSession()` ships neither the call nor its text.
+ */
+const RENDER_TOKEN = /* @__PURE__ */ makeStateKey<string | null>('ngx-token-refresh:token');
 
 /**
  * Signed-in pages rendered on the server, with nothing written by hand: each render refreshes with
