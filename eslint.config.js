@@ -62,6 +62,38 @@ module.exports = tseslint.config(
     },
   },
   {
+    // The bff entry point runs in the app's Node server, and is built as the library is (ng-packagr,
+    // no Node types): Web-standard APIs only (fetch, Web Crypto), its own files and oauth4webapi, its
+    // one (optional) peer. Its specs may use Node and the test databases.
+    files: ['projects/ngx-token-refresh/bff/src/**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/*.spec-helper.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!\\./|oauth4webapi$)',
+              message: 'The bff entry point imports only its own files (./...) and oauth4webapi.',
+            },
+          ],
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
+        ...['window', 'document', 'localStorage', 'sessionStorage', 'navigator'].map((name) => ({
+          name,
+          message: 'The bff entry point runs in Node: no browser API.',
+        })),
+        ...['process', 'Buffer', 'require'].map((name) => ({
+          name,
+          message: 'The bff entry point uses Web-standard APIs only (no Node types in the package).',
+        })),
+        { name: 'ngDevMode', message: 'The bff entry point is no Angular code: ngDevMode is never set there.' },
+      ],
+    },
+  },
+  {
     files: ['**/*.html'],
     extends: [...angular.configs.templateRecommended, ...angular.configs.templateAccessibility],
   },

@@ -5,6 +5,9 @@ const preset = createCjsPreset({ tsconfig: '<rootDir>/tsconfig.spec.json' });
 /** Server-render specs: a real platform-server render in Node, see the `server` project. */
 const SERVER_RENDER_SPEC = '/[^/]*server-render\\.spec\\.ts$';
 
+/** The bff entry point's specs: node:test, see `npm run test:bff`. */
+const BFF = '<rootDir>/projects/ngx-token-refresh/bff/';
+
 const shared = {
   ...preset,
   rootDir: __dirname,
@@ -39,8 +42,9 @@ module.exports = {
       setupFilesAfterEnv: ['<rootDir>/setup-jest.ts'],
       // The reference server's suites (*.test.ts) run on node:test over real HTTP: npm run test:server.
       // The contract it shares with the showcase's in-memory backend (projects/contract) runs here, as it
-      // runs in the browser.
-      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/projects/reference-server/', SERVER_RENDER_SPEC],
+      // runs in the browser. The bff entry point is Node code with ES-module-only peers (oauth4webapi):
+      // its specs run on node:test too, npm run test:bff.
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/projects/reference-server/', BFF, SERVER_RENDER_SPEC],
     },
     {
       ...shared,
@@ -49,7 +53,7 @@ module.exports = {
       displayName: 'server',
       testEnvironment: 'node',
       testRegex: SERVER_RENDER_SPEC,
-      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/projects/reference-server/'],
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/projects/reference-server/', BFF],
       transform: {
         // The preset compiles every .mjs with esbuild, whose CommonJS output of an .mjs file imports
         // a default the Node way (the whole module), so platform-server's `import domino from

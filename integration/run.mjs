@@ -229,7 +229,7 @@ try {
     console.log(`ngx-token-refresh ${version}: fesm2022/ and types/ match dist/ngx-token-refresh`);
     // The entry points the fixtures import: a secondary entry point missing from the package's
     // exports installs fine and only fails where an app imports it.
-    for (const entry of ['.', './testing', './oauth']) {
+    for (const entry of ['.', './testing', './oauth', './bff']) {
       const target = exports?.[entry];
       check(target?.default && target?.types, `the package exports no ${entry} with code and types`, exports);
       for (const file of [target.default, target.types]) {
