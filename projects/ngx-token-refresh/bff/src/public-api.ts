@@ -6,3 +6,9 @@
 
 export { BffError } from './bff-error';
 export type { BffErrorCode } from './bff-error';
+export type { BffPostgresClient, BffPostgresPool } from './bff-postgres-pool';
+export type { BffSession } from './bff-session';
+export type { BffSessionChange, BffSessionStore } from './bff-session-store';
+export { createBffMemoryStore } from './create-bff-memory-store';
+export { createBffPostgresStore } from './create-bff-postgres-store';
+export type { BffPostgresStoreOptions } from './create-bff-postgres-store';
