@@ -38,13 +38,14 @@ try {
 }
 
 const BFF_IMPORTS_ALLOWED = new Set(['oauth4webapi']);
-const bffBundle = join(dist, 'fesm2022/ngx-token-refresh-bff.mjs');
+const bffBundleName = 'fesm2022/ngx-token-refresh-bff.mjs';
+const bffBundle = join(dist, bffBundleName);
 const bffImports = ts
   .preProcessFile(readFileSync(bffBundle, 'utf8'), true, true)
   .importedFiles.map((file) => file.fileName);
 const unexpected = bffImports.filter((name) => !BFF_IMPORTS_ALLOWED.has(name));
 if (unexpected.length > 0) {
-  console.error(`check-package: ${bffBundle} imports ${unexpected.join(', ')}; it may import only oauth4webapi.`);
+  console.error(`check-package: ${bffBundleName} imports ${unexpected.join(', ')}; it may import only oauth4webapi.`);
   process.exit(1);
 }
 console.log(`== the bff bundle imports ${bffImports.length === 0 ? 'nothing' : [...new Set(bffImports)].join(', ')}`);
