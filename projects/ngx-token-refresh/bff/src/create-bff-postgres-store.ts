@@ -50,18 +50,18 @@ const COLUMNS = `version, data, ${milliseconds('created_at')}, ${milliseconds('l
  *   while its function runs, so changes of one session wait for each other on every instance, and each
  *   sees the row as the previous one committed it. Waiting is bounded by `lockTimeout`. Should the
  *   instance die meanwhile, PostgreSQL rolls the transaction back and frees the row.
- * - On first use, when the table is missing, it creates it, under an advisory lock so that instances
- *   starting together do not collide; where the app's database role may not create tables, create it
- *   beforehand with the same statements:
- *   ```sql
- *   CREATE TABLE bff_sessions (key text PRIMARY KEY, version bigint NOT NULL, data jsonb NOT NULL,
- *     created_at timestamptz NOT NULL, last_seen_at timestamptz NOT NULL, expires_at timestamptz NOT NULL);
- *   CREATE INDEX bff_sessions_expires_at ON bff_sessions (expires_at);
- *   ```
- *   The role then needs `SELECT`, `INSERT`, `UPDATE` and `DELETE` on it. The schema is the first of
- *   the pool's `search_path`.
+ * - On first use, when the table is missing, it creates it (in the first schema of the pool's
+ *   `search_path`), under an advisory lock so that instances starting together do not collide.
  * - A sign-in (`create`) also deletes the sessions past their lifetimes, at most once a minute per
  *   instance.
+ *
+ * Where the app's database role may not create tables, create the table beforehand with the same
+ * statements; the role then needs `SELECT`, `INSERT`, `UPDATE` and `DELETE` on it:
+ * ```sql
+ * CREATE TABLE bff_sessions (key text PRIMARY KEY, version bigint NOT NULL, data jsonb NOT NULL,
+ *   created_at timestamptz NOT NULL, last_seen_at timestamptz NOT NULL, expires_at timestamptz NOT NULL);
+ * CREATE INDEX bff_sessions_expires_at ON bff_sessions (expires_at);
+ * ```
  *
  * The pool's own timeouts still apply: `idle_in_transaction_session_timeout` must leave a change's
  * function (a refresh grant) time to finish, and a `statement_timeout` below `lockTimeout` cuts the wait
