@@ -41,7 +41,7 @@ function problemOf(value: unknown): string | null {
       return whose('dpopKey is neither null nor { publicJwk, privateJwk } of JSON objects');
     }
   }
-  for (const field of ['accessTokenExpiresAt', 'createdAt', 'lastSeenAt'] as const) {
+  for (const field of ['accessTokenIssuedAt', 'accessTokenExpiresAt', 'createdAt', 'lastSeenAt'] as const) {
     if (!Number.isFinite(session[field]))
       return whose(`${field} is ${describe(session[field])} instead of a time in ms`);
   }

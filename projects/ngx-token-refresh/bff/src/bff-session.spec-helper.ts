@@ -22,6 +22,7 @@ export async function newSession(overrides: Partial<BffSession> = {}): Promise<B
     subject: 'user-42',
     claims: { sub: 'user-42', name: 'Ada', roles: ['admin'] },
     accessToken: 'access-1',
+    accessTokenIssuedAt: now,
     accessTokenExpiresAt: now + 5 * MINUTE,
     refreshToken: 'refresh-1',
     idToken: 'id-1',

@@ -18,6 +18,7 @@
  *   subject: 'user-42',
  *   claims: { sub: 'user-42', name: 'Ada' },
  *   accessToken: tokens.access_token,
+ *   accessTokenIssuedAt: now,
  *   accessTokenExpiresAt: now + tokens.expires_in * 1000,
  *   refreshToken: tokens.refresh_token ?? null,
  *   idToken: tokens.id_token ?? null,
@@ -49,6 +50,11 @@ export interface BffSession {
   readonly claims: Readonly<Record<string, unknown>>;
   /** The access token sent to the APIs. */
   readonly accessToken: string;
+  /**
+   * When the access token was received. With its expiry, it gives the token's lifetime, which says how
+   * early to refresh it (a quarter of the lifetime ahead, at most 30 s).
+   */
+  readonly accessTokenIssuedAt: number;
   /** When the access token expires, from the token response's `expires_in` at its receipt. */
   readonly accessTokenExpiresAt: number;
   /** The refresh token; `null` when the provider issued none (the session then ends with its access token). */
