@@ -1,0 +1,179 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+
+import {
+  type BrowseResult,
+  type CookieJar,
+  type TestApp,
+  harnessModule,
+  newBrowser,
+  startTestApp,
+} from './bff-test-app.spec-helper';
+
+// GET <basePath>/callback against oidc-provider: the end of a sign-in, walked by the harness's
+// scriptless browser, which keeps cookies as Chromium does (SameSite across a cross-site redirect chain).
+
+describe('GET /bff/callback', () => {
+  let app: TestApp;
+  before(async () => {
+    app = await startTestApp();
+  });
+  after(() => app.close());
+
+  it('sets the session cookie: __Host-, HttpOnly, Secure, SameSite=Strict, Path=/, no Domain, for the absolute lifetime', async () => {
+    const { walk, callback } = await untilCallback(app);
+    const response = await walk.cookies.fetch(callback);
+    assert.equal(response.status, 200);
+    const [session, login] = response.headers.getSetCookie();
+    assert.match(
+      session ?? '',
+      /^__Host-bff-session=[\w-]{43}; Path=\/; Secure; HttpOnly; SameSite=Strict; Max-Age=43200$/,
+    );
+    assert.equal(login, '__Host-bff-login=; Path=/; Secure; HttpOnly; SameSite=Lax; Max-Age=0');
+    assert.deepEqual(
+      walk.cookies.list(app.baseUrl).map(({ name }) => name),
+      ['__Host-bff-session'],
+    );
+  });
+
+  it("keys the session by the SHA-256 of the cookie's value, never the value itself", async () => {
+    const { walk, callback } = await untilCallback(app);
+    await walk.cookies.fetch(callback);
+    const value = sessionCookieOf(walk);
+    const record = app.store.created.at(-1);
+    assert.equal(record?.key, createHash('sha256').update(value).digest('base64url'));
+    assert.ok(!JSON.stringify(record).includes(value));
+  });
+
+  it('answers a page that moves on by itself, not a redirect, so the first page after sign-in has the cookie', async () => {
+    const { walk, callback } = await untilCallback(app, '/orders?page=2&sort="new"');
+    const response = await walk.cookies.fetch(callback);
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('location'), null);
+    assert.equal(response.headers.get('content-type'), 'text/html; charset=utf-8');
+    assert.equal(response.headers.get('cache-control'), 'no-store');
+    assert.equal(response.headers.get('referrer-policy'), 'no-referrer');
+    assert.equal(response.headers.get('content-security-policy'), "default-src 'none'");
+    const page = await response.text();
+    assert.match(page, /<meta http-equiv="refresh" content="0;url=\/orders\?page=2&amp;sort=&quot;new&quot;">/);
+
+    // The whole walk as a browser: the page after the provider's cross-site redirect to the callback.
+    const pages = app.pageRequests.length;
+    const { url } = await (await harnessModule()).browseSignIn(`${app.baseUrl}/bff/login?returnUrl=%2Fhome`);
+    assert.equal(url.href, `${app.baseUrl}/home`);
+    const home = app.pageRequests.slice(pages).find(({ path }) => path === '/home');
+    assert.match(home?.cookie ?? '', /__Host-bff-session=[\w-]{43}/);
+  });
+
+  it('makes a new session id at every sign-in, even when the browser sends the one it holds (session fixation)', async () => {
+    const first = await app.signIn('ada');
+    const planted = sessionCookieOf(first);
+    // Browsers hold a Strict cookie back from the provider's redirect; a request of this site sends it.
+    const { walk, callback } = await untilCallback(app, '/account', first.cookies);
+    const response = await walk.cookies.fetch(callback);
+    assert.equal(response.status, 200);
+    assert.notEqual(sessionCookieOf(walk), planted);
+    assert.notEqual(app.store.created.at(-1)?.key, first.session.key);
+  });
+
+  it('refuses an answer whose state is not the one of this browser, and spends no code', async () => {
+    const { walk, callback } = await untilCallback(app);
+    const forged = new URL(callback);
+    forged.searchParams.set('state', 'x'.repeat(43));
+    const grants = app.provider.stats().codeGrants;
+    const sessions = app.store.created.length;
+    const response = await walk.cookies.fetch(forged);
+    assert.equal(response.status, 400);
+    assert.deepEqual(await response.json(), {
+      error: {
+        code: 'InvalidRequest',
+        message: "This answer does not belong to this browser's sign-in (state or iss).",
+      },
+    });
+    assert.deepEqual(response.headers.getSetCookie(), [
+      '__Host-bff-login=; Path=/; Secure; HttpOnly; SameSite=Lax; Max-Age=0',
+    ]);
+    assert.equal(app.provider.stats().codeGrants, grants);
+    assert.equal(app.store.created.length, sessions);
+  });
+
+  it('refuses a callback in a browser that started no sign-in (a code planted by another site)', async () => {
+    const { callback } = await untilCallback(app);
+    const grants = app.provider.stats().codeGrants;
+    const response = await (await newBrowser()).fetch(callback);
+    assert.equal(response.status, 400);
+    const { error } = (await response.json()) as { error: { code: string; message: string } };
+    assert.equal(error.code, 'InvalidRequest');
+    assert.match(error.message, /No sign-in is under way in this browser .* start again at \/bff\/login/);
+    assert.equal(app.provider.stats().codeGrants, grants);
+  });
+
+  it('answers the same callback only once', async () => {
+    const { walk, callback } = await untilCallback(app);
+    assert.equal((await walk.cookies.fetch(callback)).status, 200);
+    assert.equal((await walk.cookies.fetch(callback)).status, 400);
+  });
+
+  it("says SignInFailed when the provider did not sign the user in (the user said no), naming the provider's error", async () => {
+    const { walk, callback } = await untilCallback(app);
+    const refused = new URL(`${app.baseUrl}/bff/callback`);
+    refused.search = new URLSearchParams({
+      error: 'access_denied',
+      state: callback.searchParams.get('state') ?? '',
+      iss: app.provider.issuer,
+    }).toString();
+    const response = await walk.cookies.fetch(refused);
+    assert.equal(response.status, 400);
+    assert.deepEqual(await response.json(), {
+      error: { code: 'SignInFailed', message: 'The provider did not sign you in (access_denied).' },
+    });
+  });
+});
+
+describe('GET /bff/callback without a refresh token', () => {
+  it('signs in, warns once, and ends the session with its access token', async (context) => {
+    context.mock.timers.enable({ apis: ['Date'], now: Date.now() });
+    // Without prompt=consent, oidc-provider drops offline_access: no refresh token.
+    const app = await startTestApp({ bff: { authorizationParams: {} } });
+    try {
+      const { cookies, session } = await app.signIn('ada');
+      await app.signIn('bob');
+      assert.equal(session.refreshToken, null);
+      assert.equal(app.warnings.filter((warning) => /no refresh token/.test(warning)).length, 1);
+      assert.match(
+        app.warnings[0] ?? '',
+        /^ngx-token-refresh\/bff: the provider issued no refresh token at sign-in.*offline_access/,
+      );
+      assert.equal((await app.call(cookies, '/bff/session')).status, 200);
+      context.mock.timers.setTime(session.accessTokenExpiresAt);
+      const ended = await app.call(cookies, '/bff/session');
+      assert.equal(ended.status, 401);
+      assert.equal(((await ended.json()) as { error: { code: string } }).error.code, 'SessionEnded');
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+/** A sign-in walked up to the provider's redirect to the callback, which is not requested. */
+async function untilCallback(
+  app: TestApp,
+  returnUrl = '/account',
+  cookies?: CookieJar,
+): Promise<{ walk: BrowseResult; callback: URL }> {
+  const walk = await (
+    await harnessModule()
+  ).browseSignIn(`${app.baseUrl}/bff/login?returnUrl=${encodeURIComponent(returnUrl)}`, {
+    stopAt: (url) => url.pathname === '/bff/callback',
+    ...(cookies ? { cookies } : {}),
+  });
+  assert.ok(walk.stopped, `the walk ended at ${walk.url.href} (${walk.status})`);
+  return { walk, callback: walk.url };
+}
+
+function sessionCookieOf(walk: Pick<BrowseResult, 'cookies'>): string {
+  const cookie = walk.cookies.list('http://127.0.0.1/').find(({ name }) => name === '__Host-bff-session');
+  assert.ok(cookie, 'a session cookie');
+  return cookie.value;
+}

@@ -1,0 +1,155 @@
+import {
+  AuthorizationResponseError,
+  DPoP,
+  type DPoPHandle,
+  type IDToken,
+  ResponseBodyError,
+  type TokenEndpointResponse,
+  authorizationCodeGrantRequest,
+  getValidatedIdTokenClaims,
+  processAuthorizationCodeResponse,
+  validateAuthResponse,
+} from 'oauth4webapi';
+
+import type { BffContext } from './bff-context';
+import type { BffSession } from './bff-session';
+import { createSessionId } from './create-session-id';
+import { describeProviderError } from './describe-provider-error';
+import { type DpopKeyJwks, createDpopKey } from './dpop-key';
+import { jsonError } from './json-error';
+import { type LoginAttempt, clearedLoginCookie, readLoginAttempt } from './login-cookie';
+import { retryOnDpopNonce } from './retry-on-dpop-nonce';
+import { sessionCookie } from './session-cookie';
+import { sessionKey } from './session-key';
+import { sessionTokens } from './session-tokens';
+
+/**
+ * `GET <basePath>/callback`: the end of a sign-in. Checks the provider's answer against this
+ * browser's login cookie (`state`, and `iss` where the provider sends it), exchanges the code (PKCE;
+ * with a new DPoP key when the BFF binds tokens), checks the ID token (`nonce` included), stores a
+ * new session under a new id, and sets the session cookie.
+ *
+ * It answers 200 with a page that moves on to `returnUrl` by itself (`<meta http-equiv="refresh">`),
+ * not with a redirect: this request came from the provider's site, and browsers hold a `SameSite=Strict`
+ * cookie back from every request of a redirect chain that a cross-site navigation started. After a
+ * page, the next navigation starts on this site, and the first render of `returnUrl` is signed in.
+ * The page sends no `Referer` (the callback's URL holds the code) and runs nothing (`default-src 'none'`).
+ */
+export async function signInCallback(context: BffContext, request: Request): Promise<Response> {
+  const attempt = readLoginAttempt(request);
+  if (attempt === null) {
+    return failed(
+      400,
+      'InvalidRequest',
+      `No sign-in is under way in this browser (its login cookie is missing or expired): start again at ${context.options.basePath}/login.`,
+    );
+  }
+  let tokens: TokenEndpointResponse;
+  let dpop: { readonly handle: DPoPHandle; readonly jwks: DpopKeyJwks } | null = null;
+  try {
+    const server = await context.authorizationServer();
+    let parameters: URLSearchParams;
+    try {
+      parameters = validateAuthResponse(server, context.client, new URL(request.url), attempt.state);
+    } catch (error) {
+      return error instanceof AuthorizationResponseError
+        ? failed(400, 'SignInFailed', `The provider did not sign you in (${error.error}).`)
+        : failed(400, 'InvalidRequest', "This answer does not belong to this browser's sign-in (state or iss).");
+    }
+    if (context.usesDpop(server)) {
+      const { keyPair, jwks } = await createDpopKey();
+      dpop = { handle: DPoP(context.client, keyPair), jwks };
+    }
+    tokens = await exchangeCode(context, attempt, parameters, dpop?.handle);
+  } catch (error) {
+    return error instanceof ResponseBodyError
+      ? failed(400, 'SignInFailed', `The provider refused the sign-in's code: ${describeProviderError(error)}.`)
+      : failed(
+          503,
+          'ProviderUnavailable',
+          `The sign-in could not finish: the provider ${describeProviderError(error)}.`,
+        );
+  }
+
+  const { options } = context;
+  if (tokens.refresh_token === undefined) {
+    context.warnOnce(
+      'no-refresh-token',
+      'the provider issued no refresh token at sign-in: sessions end when their access token expires. Ask for the offline_access scope (and, at oidc-provider among others, authorizationParams { prompt: "consent" }), or allow refresh tokens for this client at the provider',
+    );
+  }
+  const claims = getValidatedIdTokenClaims(tokens) as IDToken;
+  const now = Date.now();
+  const sessionId = createSessionId();
+  const key = await sessionKey(sessionId);
+  const sessionFields = sessionTokens(tokens, now, options.absoluteTimeout, null);
+  const session: BffSession = {
+    key,
+    version: 1,
+    subject: claims.sub,
+    claims: Object.fromEntries(options.userClaims.filter((name) => name in claims).map((name) => [name, claims[name]])),
+    ...sessionFields,
+    // A provider that ignored the proof issued a Bearer token: nothing to sign for.
+    dpopKey: dpop !== null && sessionFields.tokenType === 'DPoP' ? dpop.jwks : null,
+    createdAt: now,
+    lastSeenAt: now,
+    idleTimeout: options.idleTimeout,
+    absoluteTimeout: options.absoluteTimeout,
+  };
+  await options.store.create(session);
+  if (session.dpopKey !== null && dpop !== null) context.dpopHandles.add(key, dpop.handle);
+
+  const headers = new Headers({
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-store',
+    'referrer-policy': 'no-referrer',
+    'content-security-policy': "default-src 'none'",
+  });
+  headers.append('set-cookie', sessionCookie(sessionId, options.absoluteTimeout));
+  headers.append('set-cookie', clearedLoginCookie());
+  const target = escapeHtml(attempt.returnUrl);
+  return new Response(
+    `<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=${target}"><title>Signed in</title></head><body><a href="${target}">Continue</a></body></html>`,
+    { status: 200, headers },
+  );
+}
+
+/** The code grant, with a second proof when the provider asks for a DPoP nonce. */
+function exchangeCode(
+  context: BffContext,
+  attempt: LoginAttempt,
+  parameters: URLSearchParams,
+  dpop: DPoPHandle | undefined,
+): Promise<TokenEndpointResponse> {
+  const { client, clientAuth, options } = context;
+  return retryOnDpopNonce(async () => {
+    const server = await context.authorizationServer();
+    const response = await authorizationCodeGrantRequest(
+      server,
+      client,
+      clientAuth,
+      parameters,
+      options.redirectUri,
+      attempt.codeVerifier,
+      { ...context.requestOptions(options.issuer), DPoP: dpop },
+    );
+    return processAuthorizationCodeResponse(server, client, response, {
+      expectedNonce: attempt.nonce,
+      requireIdToken: true,
+    });
+  });
+}
+
+/** A failed callback: the error, and the login cookie cleared (a sign-in's secrets serve one answer). */
+function failed(status: number, code: 'InvalidRequest' | 'SignInFailed' | 'ProviderUnavailable', message: string) {
+  return jsonError(status, code, message, { 'set-cookie': clearedLoginCookie() });
+}
+
+function escapeHtml(text: string): string {
+  return text
+    .replaceAll('&', '&amp;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&#39;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;');
+}

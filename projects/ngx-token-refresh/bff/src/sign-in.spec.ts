@@ -1,0 +1,107 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+
+import { type TestApp, harnessModule, startTestApp } from './bff-test-app.spec-helper';
+
+// GET <basePath>/login against oidc-provider: the authorization request and the login cookie.
+
+describe('GET /bff/login', () => {
+  let app: TestApp;
+  before(async () => {
+    app = await startTestApp();
+  });
+  after(() => app.close());
+
+  it("redirects to the provider's authorization endpoint with PKCE (S256), state, nonce and the app's parameters", async () => {
+    const response = await fetch(`${app.baseUrl}/bff/login?returnUrl=%2Faccount%3Ftab%3D2`, { redirect: 'manual' });
+    assert.equal(response.status, 302);
+    assert.equal(response.headers.get('cache-control'), 'no-store');
+    const location = new URL(response.headers.get('location') ?? '');
+    assert.equal(`${location.origin}${location.pathname}`, `${app.provider.issuer}/auth`);
+    const query = Object.fromEntries(location.searchParams);
+    assert.equal(query['client_id'], 'bff');
+    assert.equal(query['response_type'], 'code');
+    assert.equal(query['redirect_uri'], `${app.baseUrl}/bff/callback`);
+    assert.equal(query['scope'], 'openid offline_access');
+    assert.equal(query['prompt'], 'consent');
+    assert.equal(query['code_challenge_method'], 'S256');
+    for (const name of ['state', 'nonce', 'code_challenge']) assert.match(query[name] ?? '', /^[\w-]{43}$/, name);
+
+    // The login cookie keeps what the callback checks; the challenge is the S256 of its verifier.
+    const [cookie] = response.headers.getSetCookie();
+    const [pair, ...attributes] = (cookie ?? '').split('; ');
+    assert.match(pair ?? '', /^__Host-bff-login=[\w-]+$/);
+    assert.deepEqual(attributes, ['Path=/', 'Secure', 'HttpOnly', 'SameSite=Lax', 'Max-Age=600']);
+    const attempt = JSON.parse(Buffer.from((pair ?? '').split('=')[1] ?? '', 'base64url').toString('utf8')) as Record<
+      string,
+      string
+    >;
+    assert.equal(attempt['state'], query['state']);
+    assert.equal(attempt['nonce'], query['nonce']);
+    assert.equal(attempt['returnUrl'], '/account?tab=2');
+    assert.equal(
+      createHash('sha256')
+        .update(attempt['codeVerifier'] ?? '')
+        .digest('base64url'),
+      query['code_challenge'],
+    );
+  });
+
+  it('makes new secrets for every sign-in', async () => {
+    const states = new Set<string>();
+    for (let i = 0; i < 3; i++) {
+      const response = await fetch(`${app.baseUrl}/bff/login`, { redirect: 'manual' });
+      states.add(new URL(response.headers.get('location') ?? '').searchParams.get('state') ?? '');
+    }
+    assert.equal(states.size, 3);
+  });
+
+  it('refuses a returnUrl off this site (an open redirect), and starts nothing', async () => {
+    for (const returnUrl of [
+      '//evil.example',
+      '/\\evil.example',
+      'https://evil.example/',
+      '/\t/evil.example',
+      'account',
+    ]) {
+      const response = await fetch(`${app.baseUrl}/bff/login?returnUrl=${encodeURIComponent(returnUrl)}`, {
+        redirect: 'manual',
+      });
+      assert.equal(response.status, 400, returnUrl);
+      assert.equal(response.headers.get('location'), null);
+      assert.deepEqual(response.headers.getSetCookie(), []);
+      assert.deepEqual(await response.json(), {
+        error: { code: 'InvalidRequest', message: 'returnUrl must be a path of this site, such as /account.' },
+      });
+    }
+  });
+
+  it('comes back to / without a returnUrl', async () => {
+    const { browseSignIn } = await harnessModule();
+    const { url, status } = await browseSignIn(`${app.baseUrl}/bff/login`);
+    assert.equal(status, 200);
+    assert.equal(url.href, `${app.baseUrl}/`);
+  });
+});
+
+describe('GET /bff/login with the provider down', () => {
+  it('answers 503 ProviderUnavailable, and works once the provider is back', async () => {
+    const app = await startTestApp();
+    try {
+      await app.stopProvider();
+      const down = await fetch(`${app.baseUrl}/bff/login`, { redirect: 'manual' });
+      assert.equal(down.status, 503);
+      const { error } = (await down.json()) as { error: { code: string; message: string } };
+      assert.equal(error.code, 'ProviderUnavailable');
+      assert.match(
+        error.message,
+        /The sign-in cannot start: the discovery of http:\/\/localhost:\d+\/ did not answer \(ECONNREFUSED\)/,
+      );
+      await app.restartProvider();
+      assert.equal((await fetch(`${app.baseUrl}/bff/login`, { redirect: 'manual' })).status, 302);
+    } finally {
+      await app.close();
+    }
+  });
+});
