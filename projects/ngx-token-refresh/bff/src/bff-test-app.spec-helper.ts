@@ -88,8 +88,7 @@ export interface WatchedStore extends BffSessionStore {
   readonly created: BffSession[];
 }
 
-export function watchStore(store: BffSessionStore = createBffMemoryStore()): WatchedStore {
-  const created: BffSession[] = [];
+export function watchStore(store: BffSessionStore = createBffMemoryStore(), created: BffSession[] = []): WatchedStore {
   return {
     created,
     read: (key, now) => store.read(key, now),
@@ -113,7 +112,7 @@ export interface TestApp {
   readonly apiRequests: ApiRequest[];
   /** The BFF instances behind the app's origin: requests go to each in turn. */
   readonly instances: Bff[];
-  /** The first instance's store (all of them share it unless a spec gave each its own). */
+  /** The instances' store (unless a spec gave each its own); `created` lists the sessions of all of them. */
   readonly store: WatchedStore;
   /** What the BFF said through `onWarning`. */
   readonly warnings: string[];
@@ -146,7 +145,7 @@ export interface TestAppOptions {
   readonly bff?: Partial<BffOptions> | ((world: { issuer: string; apiUrl: string }) => Partial<BffOptions>);
   /** How many BFF instances serve the app's origin, in turn; default 1. */
   readonly instances?: number;
-  /** The store of each instance (by index); default one watched memory store for all. */
+  /** The store of each instance (by index), watched as `store` is; default one memory store for all. */
   readonly stores?: readonly BffSessionStore[];
 }
 
@@ -197,7 +196,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       dpop: false,
       onWarning: (message) => warnings.push(message),
       ...overrides,
-      store: options.stores?.[index] ?? overrides?.store ?? watched,
+      store: options.stores?.[index]
+        ? watchStore(options.stores[index], watched.created)
+        : (overrides?.store ?? watched),
     }),
   );
   const pageRequests: { path: string; cookie: string }[] = [];
@@ -261,7 +262,8 @@ export async function newBrowser(): Promise<CookieJar> {
 
 /**
  * The API behind the BFF, on 127.0.0.1. Every route first checks the access token at the provider's
- * userinfo endpoint (Bearer), and answers 401 `invalid_token` when the provider refuses it; then:
+ * userinfo endpoint (Bearer), and answers 401 `invalid_token` when the provider refuses it (at
+ * `/api-stub/bare`, a 401 without `WWW-Authenticate`; at `/api-stub/always-401`, whatever the token); then:
  * - `/api-stub/echo...`: 200 JSON `{ sub, method, path, headers, body }` with some headers of its own
  *   (`set-cookie`, `x-api`, `connection: x-hop`, `x-hop`);
  * - `/api-stub/gzip`: the same JSON, gzip-compressed, with `content-encoding: gzip`;
@@ -279,14 +281,17 @@ async function startApi(issuer: () => string) {
       const path = req.url ?? '/';
       requests.push({ method: req.method ?? 'GET', path, headers: { ...req.headers }, body });
       const userinfo = await fetch(`${issuer()}/me`, { headers: { authorization: req.headers.authorization ?? '' } });
-      if (userinfo.status !== 200) {
-        res.writeHead(401, { 'www-authenticate': 'Bearer error="invalid_token"', 'content-type': 'application/json' });
+      const route = new URL(path, 'http://api.invalid').pathname;
+      if (userinfo.status !== 200 || route === '/api-stub/always-401') {
+        res.writeHead(401, {
+          'content-type': 'application/json',
+          ...(route === '/api-stub/bare' ? {} : { 'www-authenticate': 'Bearer error="invalid_token"' }),
+        });
         res.end(JSON.stringify({ error: { code: 'Unauthorized', message: 'token refused' } }));
         return;
       }
       const { sub } = (await userinfo.json()) as { sub: string };
       const echo = JSON.stringify({ sub, method: req.method, path, headers: req.headers, body });
-      const route = new URL(path, 'http://api.invalid').pathname;
       if (route === '/api-stub/gzip') {
         res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
         res.end(gzipSync(echo));

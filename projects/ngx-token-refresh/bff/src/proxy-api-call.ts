@@ -56,9 +56,9 @@ const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
  *
  * - The token is refreshed first when it is expired or about to be (see `needsRefresh`), through the
  *   gate: a burst of calls makes one grant.
- * - When the API refuses the token anyway (401, `invalid_token` or no challenge), the call is
- *   repeated once after a refresh; a second refusal is relayed as it is. So the body is read whole
- *   first, up to `maxBodyBytes`.
+ * - When the API refuses the token anyway (401, with an `invalid_token` challenge or none), the
+ *   call is repeated once after a refresh; a second refusal is relayed as it is. So the body is read
+ *   whole first, up to `maxBodyBytes`.
  * - A DPoP nonce challenge of the API is answered once, with the nonce it gave.
  */
 export async function proxyApiCall(
@@ -118,14 +118,10 @@ async function callApi(
     );
     return { response, rejected: response.status === 401 };
   } catch (error) {
-    if (error instanceof WWWAuthenticateChallengeError) {
-      // A challenge that names another error (insufficient_scope, say) is the API's answer to relay;
-      // one that says the token is bad, or says nothing, is a reason to refresh.
-      const rejected =
-        error.status === 401 &&
-        error.cause.some(({ parameters }) => parameters.error === undefined || parameters.error === 'invalid_token');
-      return { response: error.response, rejected };
-    }
+    // A challenge is the API's answer all the same (oauth4webapi throws for every one): a 401 says the
+    // token was refused, whatever the challenge's error; a 403 insufficient_scope is the API's to relay.
+    if (error instanceof WWWAuthenticateChallengeError)
+      return { response: error.response, rejected: error.status === 401 };
     const reason = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : '';
     return jsonError(502, 'ApiUnavailable', `The API at ${url.origin} did not answer${reason ? ` (${reason})` : ''}.`);
   }
