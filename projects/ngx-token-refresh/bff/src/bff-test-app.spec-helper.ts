@@ -47,7 +47,13 @@ export interface HarnessStats {
   readonly revoked: number;
   readonly userinfo: { readonly ok: number; readonly unauthorized: number };
   readonly dpopNonceChallenges: number;
-  readonly heldRefreshes: { readonly held: number; readonly released: number; readonly dropped: number };
+  readonly heldRefreshes: {
+    readonly held: number;
+    readonly released: number;
+    readonly dropped: number;
+    readonly waiting: number;
+    readonly waitingClientGone: number;
+  };
 }
 
 export interface Harness {
@@ -86,11 +92,17 @@ export const harnessModule = (): Promise<HarnessModule> => import(HARNESS_PATH) 
 export interface WatchedStore extends BffSessionStore {
   /** Every session record created, in order. */
   readonly created: BffSession[];
+  /** How many times `change` was called (each holds the session: a transaction in PostgreSQL). */
+  readonly changes: number;
 }
 
 export function watchStore(store: BffSessionStore = createBffMemoryStore(), created: BffSession[] = []): WatchedStore {
+  let changes = 0;
   return {
     created,
+    get changes() {
+      return changes;
+    },
     read: (key, now) => store.read(key, now),
     create: (session) => {
       created.push(session);
@@ -98,7 +110,10 @@ export function watchStore(store: BffSessionStore = createBffMemoryStore(), crea
     },
     touch: (key, lastSeenAt) => store.touch(key, lastSeenAt),
     delete: (key) => store.delete(key),
-    change: (key, change) => store.change(key, change),
+    change: (key, change) => {
+      changes += 1;
+      return store.change(key, change);
+    },
   };
 }
 
