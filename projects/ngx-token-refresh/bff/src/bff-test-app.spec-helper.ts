@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
@@ -6,7 +7,9 @@ import { gzipSync } from 'node:zlib';
 import type { Bff } from './bff';
 import type { BffOptions } from './bff-options';
 import { createBff } from './create-bff';
+import { createBffPostgresStore } from './create-bff-postgres-store';
 import { type BffSession, type BffSessionStore, createBffMemoryStore } from './public-api';
+import { type TestDatabase, testDatabases } from './test-pool.spec-helper';
 
 // The world the bff specs run in, over real HTTP on loopback: the app's server (the BFF's routes, and
 // a page for everything else), a real OpenID Provider (the e2e harness's oidc-provider with its
@@ -389,4 +392,23 @@ function closeServer(server: Server): Promise<void> {
     server.close(() => resolve());
     server.closeAllConnections();
   });
+}
+
+/** Makes `count` calls of `path` at once in the signed-in browser; checks that every one answered 200. */
+export async function callAtOnce(app: TestApp, cookies: CookieJar, path: string, count: number): Promise<void> {
+  const answers = await Promise.all(Array.from({ length: count }, (_, i) => app.call(cookies, `${path}?call=${i}`)));
+  assert.deepEqual(
+    answers.map(({ status }) => status),
+    answers.map(() => 200),
+  );
+}
+
+/** The PostgreSQL of DATABASE_URL, when it is set: the specs of instances with their own pools. */
+export function postgresDatabases() {
+  return testDatabases().filter((database) => database.name === 'PostgreSQL');
+}
+
+/** The stores of two BFF instances on one database, each on its own pool, as two servers have them. */
+export function twoInstanceStores(database: TestDatabase): BffSessionStore[] {
+  return [database.pool, database.connectAgain() ?? database.pool].map((pool) => createBffPostgresStore({ pool }));
 }

@@ -2,9 +2,14 @@ import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { type TestApp, type TestAppOptions, startTestApp } from './bff-test-app.spec-helper';
-import { createBffPostgresStore } from './create-bff-postgres-store';
-import { testDatabases } from './test-pool.spec-helper';
+import {
+  type TestApp,
+  type TestAppOptions,
+  callAtOnce,
+  postgresDatabases,
+  startTestApp,
+  twoInstanceStores,
+} from './bff-test-app.spec-helper';
 
 // The gate, server-side, against oidc-provider with strict rotation (a refresh token presented twice
 // revokes the sign-in). The clock is node:test's: moving it expires the tokens at the BFF and at the
@@ -30,23 +35,17 @@ describe('the refresh gate', LIMIT, () => {
       const { cookies } = await app.signIn('ada');
       app.provider.expireAccessTokens();
       app.provider.resetStats();
-      const answers = await Promise.all(Array.from({ length: 20 }, () => app.call(cookies, '/api/echo')));
-      assert.deepEqual(
-        answers.map(({ status }) => status),
-        answers.map(() => 200),
-      );
+      await callAtOnce(app, cookies, '/api/echo', 20);
       assert.equal(app.provider.stats().refreshGrants, 1);
       assert.equal(app.provider.stats().reuseDetected, 0);
     });
   });
 
-  for (const { name, open } of testDatabases().filter((database) => database.name === 'PostgreSQL')) {
+  for (const { name, open } of postgresDatabases()) {
     it(`does the same for two BFF instances on one ${name} store, each with its own pool (PostgreSQL only)`, async (context) => {
       const database = await open();
       try {
-        const stores = [database.pool, database.connectAgain()].map((pool) =>
-          createBffPostgresStore({ pool: pool ?? database.pool }),
-        );
+        const stores = twoInstanceStores(database);
         await withApp(context, { instances: 2, stores }, async (app) => {
           await burstAfterExpiry(context, app, 20);
           await burstAfterExpiry(context, app, 20);
@@ -181,11 +180,7 @@ async function burstAfterExpiry(context: TestContext, app: TestApp, count: numbe
   app.provider.resetStats();
   const calls = app.apiRequests.length;
   const changes = app.store.changes;
-  const answers = await Promise.all(Array.from({ length: count }, (_, i) => app.call(cookies, `/api/echo?call=${i}`)));
-  assert.deepEqual(
-    answers.map(({ status }) => status),
-    answers.map(() => 200),
-  );
+  await callAtOnce(app, cookies, '/api/echo', count);
   const stats = app.provider.stats();
   assert.equal(stats.refreshGrants, 1);
   assert.equal(stats.reuseDetected, 0);

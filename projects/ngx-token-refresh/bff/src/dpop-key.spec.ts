@@ -2,9 +2,14 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it, type TestContext } from 'node:test';
 
-import { type TestApp, type TestAppOptions, startTestApp } from './bff-test-app.spec-helper';
-import { createBffPostgresStore } from './create-bff-postgres-store';
-import { testDatabases } from './test-pool.spec-helper';
+import {
+  type TestApp,
+  type TestAppOptions,
+  callAtOnce,
+  postgresDatabases,
+  startTestApp,
+  twoInstanceStores,
+} from './bff-test-app.spec-helper';
 
 // DPoP (RFC 9449) against oidc-provider in its strict mode: every token of the bff client must be
 // bound to a key, and every proof, at /token and at the userinfo endpoint (the API here), must carry
@@ -77,31 +82,21 @@ describe('DPoP', { timeout: 60_000 }, () => {
       // The other instance's first proof has no nonce: the API asks for one, once, and gets it.
       assert.equal(app.provider.stats().dpopNonceChallenges, challenges + 1);
       context.mock.timers.setTime(session.accessTokenExpiresAt + 1_000);
-      const answers = await Promise.all(Array.from({ length: 10 }, () => app.call(cookies, '/me')));
-      assert.deepEqual(
-        answers.map(({ status }) => status),
-        answers.map(() => 200),
-      );
+      await callAtOnce(app, cookies, '/me', 10);
       assert.equal(app.provider.stats().refreshGrants, 1);
       assert.equal(app.provider.stats().reuseDetected, 0);
     });
   });
 
-  for (const { name, open } of testDatabases().filter((database) => database.name === 'PostgreSQL')) {
+  for (const { name, open } of postgresDatabases()) {
     it(`signs on another instance with the key from the session record in ${name} (PostgreSQL only)`, async (context) => {
       const database = await open();
       try {
-        const stores = [database.pool, database.connectAgain() ?? database.pool].map((pool) =>
-          createBffPostgresStore({ pool }),
-        );
+        const stores = twoInstanceStores(database);
         await withApp(context, { instances: 2, stores }, async (app) => {
           const { cookies, session } = await app.signIn('ada');
           context.mock.timers.setTime(session.accessTokenExpiresAt + 1_000);
-          const answers = await Promise.all(Array.from({ length: 10 }, () => app.call(cookies, '/me')));
-          assert.deepEqual(
-            answers.map(({ status }) => status),
-            answers.map(() => 200),
-          );
+          await callAtOnce(app, cookies, '/me', 10);
           assert.equal(app.provider.stats().refreshGrants, 1);
         });
       } finally {
