@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import type { BffOptions } from './bff-options';
 import { isBffError } from './bff-session.spec-helper';
-import { createBff } from './create-bff';
+import { type BffOptions, createBff } from './public-api';
 
 // createBff checks its options when it is called: a mistake shows when the server starts, in a
 // message that names the option and the fix, not at the first sign-in.

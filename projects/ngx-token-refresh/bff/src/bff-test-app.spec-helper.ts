@@ -4,11 +4,15 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 
-import type { Bff } from './bff';
-import type { BffOptions } from './bff-options';
-import { createBff } from './create-bff';
-import { createBffPostgresStore } from './create-bff-postgres-store';
-import { type BffSession, type BffSessionStore, createBffMemoryStore } from './public-api';
+import {
+  type Bff,
+  type BffOptions,
+  type BffSession,
+  type BffSessionStore,
+  createBff,
+  createBffMemoryStore,
+  createBffPostgresStore,
+} from './public-api';
 import { type TestDatabase, testDatabases } from './test-pool.spec-helper';
 
 // The world the bff specs run in, over real HTTP on loopback: the app's server (the BFF's routes, and

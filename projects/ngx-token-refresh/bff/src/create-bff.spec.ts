@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { createBff } from './create-bff';
+import { createBff } from './public-api';
 
 // The routing of createBff: its own paths answered, every other request left to the app's server.
 
