@@ -99,12 +99,14 @@ describe('malformed answers of the provider', { timeout: 60_000 }, () => {
   for (const { name, fault: answer, message } of FAULTS) {
     it(`answers a sign-in whose code grant gets ${name} with a clear error, and makes no session`, async () => {
       const sessions = app.store.created.length;
+      const warnings = app.warnings.length;
       fault = { path: '/token', grant: 'authorization_code', answer };
       const walk = await signInPage(app);
       const { error } = JSON.parse(walk.body ?? '') as { error: { code: string; message: string } };
       assert.equal(walk.status, name.includes('invalid_client') ? 400 : 503);
       assert.match(error.message, message);
       assert.equal(app.store.created.length, sessions);
+      assert.match(app.warnings.slice(warnings).join('\n'), /a sign-in failed: the provider/);
     });
   }
 

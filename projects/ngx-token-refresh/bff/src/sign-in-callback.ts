@@ -62,13 +62,15 @@ export async function signInCallback(context: BffContext, request: Request): Pro
     }
     tokens = await exchangeCode(context, attempt, parameters, dpop?.handle);
   } catch (error) {
+    const reason = describeProviderError(error);
+    // A code spent or expired (invalid_grant) is the user's to retry; any other refusal (invalid_client,
+    // unauthorized_client) is a setup mistake that fails every sign-in, which someone must hear of.
+    if (!(error instanceof ResponseBodyError) || error.error !== 'invalid_grant') {
+      context.options.onWarning(`a sign-in failed: the provider ${reason}`);
+    }
     return error instanceof ResponseBodyError
-      ? failed(400, 'SignInFailed', `The provider refused the sign-in's code: ${describeProviderError(error)}.`)
-      : failed(
-          503,
-          'ProviderUnavailable',
-          `The sign-in could not finish: the provider ${describeProviderError(error)}.`,
-        );
+      ? failed(400, 'SignInFailed', `The provider refused the sign-in's code: ${reason}.`)
+      : failed(503, 'ProviderUnavailable', `The sign-in could not finish: the provider ${reason}.`);
   }
 
   const { options } = context;

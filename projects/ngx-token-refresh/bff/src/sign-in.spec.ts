@@ -77,6 +77,17 @@ describe('GET /bff/login', () => {
     }
   });
 
+  it('refuses a returnUrl too long for the login cookie', async () => {
+    const at = (length: number) =>
+      fetch(`${app.baseUrl}/bff/login?returnUrl=/${'a'.repeat(length - 1)}`, { redirect: 'manual' });
+    assert.equal((await at(2_000)).status, 302);
+    const tooLong = await at(2_001);
+    assert.equal(tooLong.status, 400);
+    assert.deepEqual(await tooLong.json(), {
+      error: { code: 'InvalidRequest', message: 'returnUrl must be at most 2000 characters long.' },
+    });
+  });
+
   it('comes back to / without a returnUrl', async () => {
     const { browseSignIn } = await harnessModule();
     const { url, status } = await browseSignIn(`${app.baseUrl}/bff/login`);

@@ -10,6 +10,9 @@ import { isSameOriginPath } from './is-same-origin-path';
 import { jsonError } from './json-error';
 import { loginCookie } from './login-cookie';
 
+/** The longest `returnUrl` kept: with the sign-in's secrets, the login cookie stays well below 4 KiB. */
+const MAX_RETURN_URL = 2_000;
+
 /**
  * `GET <basePath>/login?returnUrl=/path`: starts a sign-in with the authorization code flow, PKCE
  * (S256), `state` and `nonce`, which the login cookie keeps until the callback; answers 302 to the
@@ -22,6 +25,10 @@ export async function signIn(context: BffContext, request: Request): Promise<Res
   const returnUrl = new URL(request.url).searchParams.get('returnUrl') ?? '/';
   if (!isSameOriginPath(returnUrl)) {
     return jsonError(400, 'InvalidRequest', 'returnUrl must be a path of this site, such as /account.');
+  }
+  // The login cookie carries it: browsers drop a cookie above 4 KiB, and the sign-in would fail later.
+  if (returnUrl.length > MAX_RETURN_URL) {
+    return jsonError(400, 'InvalidRequest', `returnUrl must be at most ${MAX_RETURN_URL} characters long.`);
   }
   let authorizationEndpoint: string | undefined;
   try {
