@@ -56,9 +56,9 @@ const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
  *
  * - The token is refreshed first when it is expired or about to be (see `needsRefresh`), through the
  *   gate: a burst of calls makes one grant.
- * - When the API refuses the token anyway (401, with an `invalid_token` challenge or none), the
- *   call is repeated once after a refresh; a second refusal is relayed as it is. So the body is read
- *   whole first, up to `maxBodyBytes`.
+ * - When the API refuses the token anyway (a 401, whatever its challenge), the call is repeated once
+ *   after a refresh; a second refusal is relayed as it is. So the body is read whole first, up to
+ *   `maxBodyBytes`.
  * - A DPoP nonce challenge of the API is answered once, with the nonce it gave.
  */
 export async function proxyApiCall(
@@ -120,8 +120,9 @@ async function callApi(
   } catch (error) {
     // A challenge is the API's answer all the same (oauth4webapi throws for every one): a 401 says the
     // token was refused, whatever the challenge's error; a 403 insufficient_scope is the API's to relay.
-    if (error instanceof WWWAuthenticateChallengeError)
+    if (error instanceof WWWAuthenticateChallengeError) {
       return { response: error.response, rejected: error.status === 401 };
+    }
     const reason = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : '';
     return jsonError(502, 'ApiUnavailable', `The API at ${url.origin} did not answer${reason ? ` (${reason})` : ''}.`);
   }
