@@ -51,7 +51,7 @@ describe('createBff: options', () => {
     );
   });
 
-  it('refuses API prefixes that are no path, overlap basePath or repeat, and targets with a query', () => {
+  it('refuses API prefixes that are no path or overlap basePath, and targets that are no URL or have a query', () => {
     const cases: [BffOptions['apis'], RegExp][] = [
       [{ api: 'https://api.example' }, /apis prefix 'api' .*leading slash/],
       [{ '/api/': 'https://api.example' }, /apis prefix '\/api\/'/],

@@ -265,11 +265,6 @@ function resolveApis(apis: Readonly<Record<string, string>>, basePath: string): 
     url.pathname = url.pathname.replace(/\/+$/, '');
     return { prefix: checkedPrefix, target: url };
   });
-  for (const api of resolved) {
-    if (resolved.some((other) => other !== api && other.prefix === api.prefix)) {
-      invalid(`createBff's apis has '${api.prefix}' twice`);
-    }
-  }
   return resolved.sort((a, b) => b.prefix.length - a.prefix.length);
 }
 
