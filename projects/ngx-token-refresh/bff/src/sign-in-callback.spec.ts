@@ -154,6 +154,32 @@ describe('GET /bff/callback without a refresh token', () => {
       await app.close();
     }
   });
+
+  it('ends the session when an API refuses its access token before then', async () => {
+    const app = await startTestApp({ bff: { authorizationParams: {} } });
+    try {
+      const { cookies } = await app.signIn('ada');
+      app.provider.expireAccessTokens();
+      const ended = await app.call(cookies, '/api/echo');
+      assert.equal(ended.status, 401);
+      assert.equal(((await ended.json()) as { error: { code: string } }).error.code, 'SessionEnded');
+      assert.equal(app.provider.stats().refreshGrants, 0);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('GET /bff/callback with client_secret_post', () => {
+  it('signs in with the secret in the body', async () => {
+    const app = await startTestApp({ bff: { tokenEndpointAuthMethod: 'client_secret_post' } });
+    try {
+      const { cookies } = await app.signIn('ada');
+      assert.equal((await app.call(cookies, '/api/echo')).status, 200);
+    } finally {
+      await app.close();
+    }
+  });
 });
 
 /** A sign-in walked up to the provider's redirect to the callback, which is not requested. */

@@ -83,3 +83,18 @@ describe('POST /bff/logout', () => {
     }
   });
 });
+
+describe('POST /bff/logout with postLogoutRedirectUri: null', () => {
+  it('answers an end-session URL without post_logout_redirect_uri', async () => {
+    const app = await startTestApp({ bff: { postLogoutRedirectUri: null } });
+    try {
+      const { cookies } = await app.signIn('ada');
+      const { endSessionUrl } = (await (await app.call(cookies, '/bff/logout', { method: 'POST' })).json()) as {
+        endSessionUrl: string;
+      };
+      assert.deepEqual([...new URL(endSessionUrl).searchParams.keys()], ['client_id', 'id_token_hint']);
+    } finally {
+      await app.close();
+    }
+  });
+});
