@@ -26,16 +26,16 @@ export const jwtSecret = 'benchmark-secret-of-the-reference-server-0123456789';
  */
 export const NEW_TOKEN_POOL = 2000;
 
-/** Sessions the refresh routes take turns with (fewer in --smoke: more than the connections still). */
-export const REFRESH_SESSIONS = smoke ? 80 : 200;
+/** Sessions the refresh routes take turns with (fewer in --smoke: more than its connections still). */
+export const REFRESH_SESSIONS = smoke ? 24 : 200;
 
 /**
- * The routes loaded, in order; `token: true` adds the demo admin's access token, `token: 'new'` a
+ * Every route, in order; `token: true` adds the demo admin's access token, `token: 'new'` a
  * different one on every call; `flow: 'login'` signs the demo admin in from a trusted device,
  * `flow: 'refresh'` refreshes {@link REFRESH_SESSIONS} sessions in turn, each with its latest cookie.
  * `connections` overrides the default.
  */
-export const ROUTES = [
+const ALL_ROUTES = [
   {
     name: 'no-token',
     label: 'GET /api/v1/users/0, no token → 401',
@@ -104,3 +104,9 @@ export const ROUTES = [
     status: 200,
   },
 ];
+
+/**
+ * The routes loaded: {@link ALL_ROUTES}, less the second refresh route in --smoke (CI keeps the refresh
+ * flow working with one; its figures are never quoted).
+ */
+export const ROUTES = smoke ? ALL_ROUTES.filter((route) => route.name !== 'refresh-64') : ALL_ROUTES;
