@@ -72,6 +72,7 @@ const TOKEN_PATH = '/token';
  * @returns {Promise<{ issuer: string, port: number, provider: Provider, stats(): Stats,
  *   resetStats(): void, dropNextRefresh(): void, holdNextRefresh(): void,
  *   release(): Promise<{ released: number, dropped: number }>, expireAccessTokens(): number,
+ *   issuedTokens(): IssuedTokens,
  *   signIn(login?: string, options?: { consent?: boolean, client?: string }): Promise<object>,
  *   close(): Promise<void> }>}
  */
@@ -174,6 +175,16 @@ export async function startOidcProvider(options = {}) {
   const counts = newStats();
   let dropNext = false;
   const grantType = (ctx) => ctx?.oidc?.params?.grant_type;
+  /** Every token the token endpoint answered, for a test that looks for them where they must not be. */
+  const issued = { accessTokens: [], refreshTokens: [], idTokens: [] };
+  provider.on('grant.success', (ctx) => {
+    // Runs before a dropped answer is cut off: a token that never reached its client was issued all the same.
+    const { access_token: access, refresh_token: refresh, id_token: id } = ctx.body ?? {};
+    const clientId = ctx.oidc.client?.clientId;
+    if (typeof access === 'string') issued.accessTokens.push({ value: access, clientId });
+    if (typeof refresh === 'string') issued.refreshTokens.push({ value: refresh, clientId });
+    if (typeof id === 'string') issued.idTokens.push({ value: id, clientId });
+  });
   provider.on('grant.success', (ctx) => {
     if (grantType(ctx) === 'authorization_code') counts.codeGrants += 1;
     if (grantType(ctx) !== 'refresh_token') return;
@@ -222,6 +233,22 @@ export async function startOidcProvider(options = {}) {
     release: () => hold.release(),
     /** Expires every access token issued so far (their refresh tokens stay valid); returns how many. */
     expireAccessTokens: () => store.expireAccessTokens(),
+    /**
+     * Every access, refresh and ID token the token endpoint has issued since the start (never reset),
+     * oldest first, each with its client; an access token also says whether the provider still
+     * accepts it (`live`: not expired, not revoked).
+     */
+    issuedTokens: () => {
+      const now = Math.floor(Date.now() / 1000);
+      return {
+        accessTokens: issued.accessTokens.map((token) => {
+          const stored = store.get(`AccessToken:${token.value}`);
+          return { ...token, live: stored !== undefined && stored.exp > now };
+        }),
+        refreshTokens: issued.refreshTokens.map((token) => ({ ...token })),
+        idTokens: issued.idTokens.map((token) => ({ ...token })),
+      };
+    },
     /**
      * The authorization code flow with PKCE over HTTP, as a user in a browser; the token response.
      * With `{ consent: false }` the request asks for offline_access without prompt=consent, as an app
@@ -306,6 +333,15 @@ function newStats() {
   };
 }
 
+/**
+ * @typedef {object} IssuedTokens every token value the token endpoint answered (code and refresh grants,
+ *   dropped answers included), oldest first, never reset
+ * @property {{ value: string, clientId: string, live: boolean }[]} accessTokens `live`: the provider
+ *   still accepts it (not expired, not revoked), as of this call
+ * @property {{ value: string, clientId: string }[]} refreshTokens
+ * @property {{ value: string, clientId: string }[]} idTokens
+ */
+
 /** The test hooks: in front of the provider, in this harness only. */
 async function answerHarness(harness, req, res, pathname) {
   const route = `${req.method} ${pathname}`;
@@ -325,6 +361,8 @@ async function answerHarness(harness, req, res, pathname) {
       return sendJson(res, 200, await harness.release());
     case 'POST /__harness/expire-access-tokens':
       return sendJson(res, 200, { expired: harness.expireAccessTokens() });
+    case 'GET /__harness/issued-tokens':
+      return sendJson(res, 200, harness.issuedTokens());
     case 'POST /__harness/sign-in': {
       const body = await readJson(req);
       const login = typeof body.login === 'string' ? body.login : undefined;

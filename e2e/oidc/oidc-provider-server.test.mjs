@@ -150,6 +150,37 @@ describe('hold-next-refresh and release', LIMIT, () => {
   });
 });
 
+describe('issued-tokens', LIMIT, () => {
+  test('lists every token the token endpoint answered, and whether each access token is still accepted', async () => {
+    const before = await (await fetch(`${provider.issuer}/__harness/issued-tokens`)).json();
+    const first = await provider.signIn('ada', { client: BFF_CLIENT_ID });
+    const second = (await refresh(first.refresh_token, {}, basic(SECRET))).body;
+
+    const response = await fetch(`${provider.issuer}/__harness/issued-tokens`);
+    assert.equal(response.status, 200);
+    const listed = await response.json();
+    const added = (kind) => listed[kind].slice(before[kind].length);
+    assert.deepEqual(added('accessTokens'), [
+      { value: first.access_token, clientId: BFF_CLIENT_ID, live: true },
+      { value: second.access_token, clientId: BFF_CLIENT_ID, live: true },
+    ]);
+    assert.deepEqual(added('refreshTokens'), [
+      { value: first.refresh_token, clientId: BFF_CLIENT_ID },
+      { value: second.refresh_token, clientId: BFF_CLIENT_ID },
+    ]);
+    assert.deepEqual(added('idTokens'), [
+      { value: first.id_token, clientId: BFF_CLIENT_ID },
+      { value: second.id_token, clientId: BFF_CLIENT_ID },
+    ]);
+
+    provider.expireAccessTokens();
+    assert.deepEqual(
+      provider.issuedTokens().accessTokens.map((token) => token.live),
+      listed.accessTokens.map(() => false),
+    );
+  });
+});
+
 describe('the bff client with dpop', LIMIT, () => {
   /** @type {Awaited<ReturnType<typeof startOidcProvider>>} */
   let dpopProvider;
