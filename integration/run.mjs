@@ -23,6 +23,13 @@
 //               rendered with an expired token (one refresh, data in the HTML), then four users
 //               rendered in parallel (no token or refresh crosses between them)
 //   browser     Playwright in Chromium: /burst, an expired token, five calls, one refresh on the wire
+//   bff         (apps with a `bff` build configuration) ng build -c production,bff; oidc-provider
+//               (e2e/oidc) and the app's server.ts with createBff: a sign-in without scripts (the
+//               session cookie's attributes), a render with that cookie (the user and the API's answer,
+//               private, no token in the HTML), a sign-out; then Playwright in Chromium
+//               (browser-bff.spec.mjs): sign-in on the provider's pages, no /bff/session on hydration,
+//               one refresh grant per burst after expiry, x-csrf required, sign-out; no token in
+//               anything the browser got from the app
 //   unit        ng test (the app's own runner: Vitest), with the specs written as the README says:
 //               provideTokenRefresh over the app's own config, and provideOAuthRefresh (/oauth)
 //   bundle      ng build -c production,no-library; gzip of the browser bundles with and without the
@@ -54,6 +61,12 @@ import { startStubApi } from './stub-api.mjs';
  * hydration, short enough that the browser test waits it out.
  */
 const REAL_ACCESS_TOKEN_SECONDS = 4;
+
+/** The backend for frontend's tests: oidc-provider's access-token lifetime, as for the reference server. */
+const BFF_ACCESS_TOKEN_SECONDS = 4;
+
+/** The secret of oidc-provider's confidential client `bff`, given to it and to the app's server. */
+const BFF_CLIENT_SECRET = 'integration-secret-of-the-bff-client';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -104,6 +117,16 @@ function runAsync(command, commandArgs, cwd, extraEnv = {}) {
       code === 0 ? resolve() : reject(new Error(`${command} ${commandArgs.join(' ')}: exit ${code ?? signal}`)),
     );
   });
+}
+
+/** The browser tests (playwright.config.mjs, on this Node), with `specEnv`: the URLs and the spec to run. */
+function runBrowserTests(specEnv) {
+  return runAsync(
+    process.execPath,
+    [join(root, 'node_modules/@playwright/test/cli.js'), 'test', '-c', join(here, 'playwright.config.mjs')],
+    root,
+    specEnv,
+  );
 }
 
 async function step(name, body) {
@@ -311,13 +334,16 @@ try {
     console.log(`prerendered: ${relative(appDir, index)}`);
   });
 
-  /** Starts the app's own server (its built server.mjs) with `/api` and `/auth` proxied to `apiUrl`. */
-  const startAppServer = async (apiUrl, port) => {
+  /**
+   * Starts the app's own server (the server.mjs of `dist/<build>`) on `port`, with `serverEnv`:
+   * `API_URL` proxies `/api` and `/auth` there, `BFF_*` mounts the backend for frontend.
+   */
+  const startAppServer = async (port, serverEnv, build = appName) => {
     const url = `http://127.0.0.1:${port}`;
-    const server = spawn(appNode, [join(appDir, 'dist', appName, 'server/server.mjs')], {
+    const server = spawn(appNode, [join(appDir, 'dist', build, 'server/server.mjs')], {
       cwd: appDir,
       // NG_ALLOWED_HOSTS: @angular/ssr renders only for known hosts (the rest falls back to the client).
-      env: { ...env, PORT: String(port), API_URL: apiUrl, NG_ALLOWED_HOSTS: '127.0.0.1' },
+      env: { ...env, ...serverEnv, PORT: String(port), NG_ALLOWED_HOSTS: '127.0.0.1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const log = [];
@@ -337,7 +363,7 @@ try {
   let appUrl = '';
 
   await step(`start the app's server (dist/${appName}/server/server.mjs) and the stub API`, async () => {
-    appUrl = await startAppServer(stub.url, await freePort());
+    appUrl = await startAppServer(await freePort(), { API_URL: stub.url });
     console.log(`app ${appUrl}, stub API ${stub.url}`);
   });
 
@@ -420,16 +446,11 @@ try {
 
   await step('browser (Chromium): /burst, an expired token, 5 calls, one refresh on the wire', async () => {
     stub.reset();
-    await runAsync(
-      process.execPath,
-      [join(root, 'node_modules/@playwright/test/cli.js'), 'test', '-c', join(here, 'playwright.config.mjs')],
-      root,
-      {
-        APP_URL: appUrl,
-        STUB_URL: stub.url,
-        APP_CHANGE_DETECTION: existsSync(join(appDir, 'node_modules/zone.js')) ? 'zone.js' : 'zoneless',
-      },
-    );
+    await runBrowserTests({
+      APP_URL: appUrl,
+      STUB_URL: stub.url,
+      APP_CHANGE_DETECTION: existsSync(join(appDir, 'node_modules/zone.js')) ? 'zone.js' : 'zoneless',
+    });
   });
 
   // The same app against the reference server: real JWTs, an HttpOnly refresh cookie that rotates on
@@ -478,7 +499,7 @@ try {
       await waitForAnswer(`${apiUrl}/api/v1/users`, () =>
         check(server.exitCode === null, `the reference server exited: ${log.join('')}`),
       );
-      await startAppServer(apiUrl, appPort);
+      await startAppServer(appPort, { API_URL: apiUrl });
       console.log(`app ${realAppUrl}, reference server ${apiUrl}`);
     },
   );
@@ -579,18 +600,221 @@ try {
   await step(
     'browser (Chromium) against the reference server: rendered signed in, no refresh on hydration, one after expiry',
     async () => {
-      await runAsync(
-        process.execPath,
-        [join(root, 'node_modules/@playwright/test/cli.js'), 'test', '-c', join(here, 'playwright.config.mjs')],
-        root,
-        {
-          APP_URL: realAppUrl,
-          BROWSER_SPEC: 'browser-real.spec.mjs',
-          ACCESS_TOKEN_SECONDS: String(REAL_ACCESS_TOKEN_SECONDS),
-        },
-      );
+      await runBrowserTests({
+        APP_URL: realAppUrl,
+        BROWSER_SPEC: 'browser-real.spec.mjs',
+        ACCESS_TOKEN_SECONDS: String(REAL_ACCESS_TOKEN_SECONDS),
+      });
     },
   );
+
+  // The backend for frontend (ngx-token-refresh/bff) mounted in the app's own server.ts, in the apps
+  // whose angular.json has a `bff` build configuration (app.config.bff.ts: provideBffSession, no
+  // token in the browser), against oidc-provider (e2e/oidc) and its confidential client `bff`.
+  const buildConfigurations = JSON.parse(readFileSync(join(appDir, 'angular.json'), 'utf8')).projects[appName].architect
+    .build.configurations;
+  if (buildConfigurations.bff) {
+    // Loaded here: only this step needs oidc-provider (a devDependency of the root).
+    const { startOidcProvider, browseSignIn, browseSignOut, BFF_CLIENT_ID } =
+      await import('../e2e/oidc/oidc-provider-server.mjs');
+    let bffUrl = '';
+    let oidc = null;
+    let signedIn = null;
+    /** Every token of the provider's token responses (access, refresh, ID): what the BFF holds. */
+    const issuedTokens = new Set();
+    /** The issued tokens in `text`, and any JWT at all (an ID token is one; the access tokens are opaque). */
+    const tokensIn = (text) => [
+      ...[...issuedTokens].filter((token) => text.includes(token)),
+      ...(text.match(/eyJ[\w-]+\.eyJ[\w-]+\.[\w-]+/g) ?? []),
+    ];
+
+    await step(
+      'bff: ng build -c production,bff; oidc-provider (4-second access tokens) and the app’s server with createBff',
+      async () => {
+        ng('build', '-c', 'production,bff');
+        const port = await freePort();
+        bffUrl = `http://127.0.0.1:${port}`;
+        oidc = await startOidcProvider({
+          accessTokenTtl: BFF_ACCESS_TOKEN_SECONDS,
+          bffClient: {
+            secret: BFF_CLIENT_SECRET,
+            redirectUris: [`${bffUrl}/bff/callback`],
+            postLogoutRedirectUris: [`${bffUrl}/`],
+          },
+        });
+        cleanups.push(() => oidc.close());
+        // The token endpoint's answers as the BFF gets them (the grant's handler has set the body).
+        oidc.provider.on('grant.success', (ctx) => {
+          for (const name of ['access_token', 'refresh_token', 'id_token']) {
+            if (typeof ctx.body?.[name] === 'string') issuedTokens.add(ctx.body[name]);
+          }
+        });
+        await startAppServer(
+          port,
+          {
+            BFF_ISSUER: oidc.issuer,
+            BFF_CLIENT_ID,
+            BFF_CLIENT_SECRET,
+            BFF_BASE_URL: bffUrl,
+            BFF_API_URL: `${oidc.issuer}/me`,
+          },
+          'bff',
+        );
+        console.log(`app ${bffUrl} (dist/bff/server/server.mjs), oidc-provider ${oidc.issuer}`);
+      },
+    );
+
+    await step(
+      'bff: a sign-in without scripts from /bff/login -> the session cookie __Host-, HttpOnly, Secure, SameSite=Strict, Path=/',
+      async () => {
+        const walk = await browseSignIn(`${bffUrl}/bff/login?returnUrl=%2Fbff-account`, { login: 'ada' });
+        check(
+          walk.url.href === `${bffUrl}/bff-account` && walk.status === 200,
+          `the sign-in ended at ${walk.url.href} (${walk.status})`,
+          walk.body?.slice(0, 2000),
+        );
+        const cookies = walk.cookies.list(bffUrl);
+        const cookie = cookies.find(({ name }) => name === '__Host-bff-session');
+        check(
+          cookie?.httpOnly && cookie.secure && cookie.sameSite === 'strict' && cookie.path === '/' && cookie.hostOnly,
+          'no session cookie with HttpOnly, Secure, SameSite=Strict, Path=/ and no Domain',
+          cookies,
+        );
+        check(oidc.stats().codeGrants === 1, 'the sign-in made no code grant', oidc.stats());
+        check(
+          issuedTokens.size >= 3,
+          `the provider issued ${issuedTokens.size} tokens, expected an access, a refresh and an ID token`,
+        );
+        signedIn = walk.cookies;
+        console.log(`signed in as ada; cookies for the app: ${cookies.map(({ name }) => name).join(', ')}`);
+      },
+    );
+
+    /** A render of /bff-account: the user and the API's answers it shows, its headers and HTML. */
+    const renderBffAccount = async (cookies) => {
+      const response = await (cookies ? cookies.fetch(`${bffUrl}/bff-account`) : fetch(`${bffUrl}/bff-account`));
+      const html = await response.text();
+      check(response.status === 200, `/bff-account: status ${response.status}`, html.slice(0, 2000));
+      check(
+        html.includes('ng-server-context="ssr"'),
+        '/bff-account was not rendered on the server',
+        html.slice(0, 2000),
+      );
+      return {
+        user: /<p id="bff-user">([^<]*)<\/p>/.exec(html)?.[1] ?? null,
+        api: /<p id="bff-api">([^<]*)<\/p>/.exec(html)?.[1] ?? null,
+        cacheControl: response.headers.get('cache-control'),
+        state: transferStateOf(html),
+        html,
+      };
+    };
+
+    await step(
+      'bff: a render with the session cookie -> the user and the API’s answer, private, no token in the HTML',
+      async () => {
+        const before = oidc.stats().userinfo.ok;
+        const page = await renderBffAccount(signedIn);
+        check(page.user === 'ada' && page.api === 'sub ada', `the HTML shows ${page.user} / ${page.api}`, page.html);
+        // The render's own call went through the BFF to the API (the provider's userinfo) with the token.
+        check(oidc.stats().userinfo.ok === before + 1, 'the render did not call the API', oidc.stats().userinfo);
+        check(page.cacheControl === 'private, no-store', `Cache-Control: ${page.cacheControl}`);
+        // The user's claims and nothing else: no token, and the API's answer (no-store) left out.
+        check(
+          appKeys(page.state) === 'ngx-token-refresh:bff-session' &&
+            JSON.stringify(page.state['ngx-token-refresh:bff-session'].user) === '{"sub":"ada"}',
+          'the transfer state holds more than the user',
+          page.state,
+        );
+        const leaked = tokensIn(page.html);
+        check(leaked.length === 0, `the HTML holds ${leaked.length} tokens`, leaked);
+        const anonymous = await renderBffAccount(null);
+        check(
+          anonymous.user === 'signedOut' && anonymous.api === 'failed 401 NoSession',
+          `without the cookie: ${anonymous.user} / ${anonymous.api}`,
+        );
+        console.log(
+          `with the cookie: ada, sub ada, Cache-Control ${page.cacheControl}, none of ${issuedTokens.size} tokens nor a JWT in the HTML; without: ${anonymous.user}, ${anonymous.api}`,
+        );
+      },
+    );
+
+    /**
+     * The sign-out's answer holds one token, the ID token as the endSessionUrl's `id_token_hint`
+     * (OpenID Connect RP-Initiated Logout, after the session ended: a limit the library's README
+     * states), never an access or refresh token; returns the endSessionUrl.
+     */
+    const checkSignOutAnswer = (body) => {
+      const endSessionUrl = new URL(JSON.parse(body).endSessionUrl);
+      const hint = endSessionUrl.searchParams.get('id_token_hint');
+      const leaked = tokensIn(body);
+      // Found twice: as an issued token, and as a JWT.
+      check(
+        issuedTokens.has(hint) && leaked.length === 2 && leaked.every((token) => token === hint),
+        'the sign-out answer holds more than the ID token as id_token_hint',
+        leaked,
+      );
+      return endSessionUrl;
+    };
+
+    await step(
+      'bff: a sign-out without scripts -> the cookie cleared, the grant revoked, the provider’s end-session page',
+      async () => {
+        const session = signedIn.list(bffUrl).find(({ name }) => name === '__Host-bff-session');
+        oidc.resetStats();
+        const response = await signedIn.fetch(`${bffUrl}/bff/logout`, { method: 'POST', headers: { 'x-csrf': '1' } });
+        const body = await response.text();
+        check(response.status === 200, `POST /bff/logout: ${response.status}`, body);
+        const endSessionUrl = checkSignOutAnswer(body);
+        check(
+          endSessionUrl.href.startsWith(`${oidc.issuer}/session/end?`) &&
+            endSessionUrl.searchParams.get('post_logout_redirect_uri') === `${bffUrl}/`,
+          'not the provider’s end-session page',
+          endSessionUrl.href,
+        );
+        check(!signedIn.list(bffUrl).some(({ name }) => name === session.name), 'the session cookie was not cleared');
+        check(oidc.stats().revoked === 1, 'the sign-out revoked no grant', oidc.stats());
+        // The old cookie, sent again, names no session any more.
+        const replay = await fetch(`${bffUrl}/bff/session`, {
+          headers: { 'x-csrf': '1', cookie: `${session.name}=${session.value}` },
+        });
+        check(replay.status === 401, `the old session cookie got ${replay.status}`);
+        const walk = await browseSignOut(endSessionUrl, {
+          cookies: signedIn,
+          stopAt: (next) => next.origin === bffUrl,
+        });
+        check(walk.stopped && walk.url.href === `${bffUrl}/`, `the end-session walk ended at ${walk.url.href}`);
+        console.log(
+          `signed out: cookie cleared, grant revoked, the old cookie refused (401), back at ${walk.url.href}`,
+        );
+      },
+    );
+
+    await step(
+      'bff: browser (Chromium): signed in at the provider, rendered signed in, no /bff/session on hydration, one refresh for a burst, x-csrf required, signed out',
+      async () => {
+        const seenFile = join(here, '.results/bff-answers.json');
+        await runBrowserTests({
+          APP_URL: bffUrl,
+          PROVIDER_URL: oidc.issuer,
+          BROWSER_SPEC: 'browser-bff.spec.mjs',
+          ACCESS_TOKEN_SECONDS: String(BFF_ACCESS_TOKEN_SECONDS),
+          BFF_ANSWERS_FILE: seenFile,
+        });
+        // What the browser got from the app (pages and answers), against every token issued meanwhile.
+        // (The sign-out's answer, whose endSessionUrl carries the ID token, is rarely readable there:
+        // the page leaves at once. The step before checks it.)
+        const answers = JSON.parse(readFileSync(seenFile, 'utf8'));
+        for (const { call, body } of answers) {
+          const leaked = tokensIn(body);
+          if (call === 'POST /bff/logout') checkSignOutAnswer(body);
+          else check(leaked.length === 0, `${call}: the browser got ${leaked.length} tokens`, leaked);
+        }
+        console.log(
+          `${answers.length} pages and answers of the app in Chromium: none holds any of the ${issuedTokens.size} tokens issued`,
+        );
+      },
+    );
+  }
 
   await step('ng test (the app’s own runner)', () => {
     ng('test', '--watch=false');
