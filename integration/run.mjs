@@ -13,7 +13,7 @@
 //   pack        npm pack dist/ngx-token-refresh -> integration/.pack/ngx-token-refresh.tgz
 //   install     npm ci in the app (its lockfile), then npm install --no-save of that tarball; checks
 //               that the installed files are the packed ones and that the entry points the apps
-//               import (ngx-token-refresh, /testing, /oauth) are exported with their code and types
+//               import (ngx-token-refresh, /testing, /oauth, /bff) are exported with their code and types
 //   fixtures    the test pages, session code and spec shared by the apps: fixtures/ copied into the app
 //   ng add      the packed library's ng-add schematic, run again on the app, changes nothing; then, in a
 //               scratch copy with the app.config.ts that ng new wrote (ng-new/), with its defaults, twice
