@@ -9,6 +9,8 @@
  *   (the median of the rounds' ratios), `0.45x`; `<store>` is `memory` or `postgres`, C is 1 or 10;
  * - `bff.overhead.<store>.p50Ratio<C>`: median latency through the BFF over direct, `2.10x`;
  * - `bff.overhead.<store>.added<C>`: what the BFF adds to a call's median latency, `0.31 ms`;
+ * - `bff.overhead.<store>.bareReqs<C>`, `bff.overhead.<store>.bareAdded<C>`: the same two of the bare
+ *   `fetch` proxy, the floor of any proxy built on `fetch`;
  * - `bff.grants.perExpiry`: refresh grants per session per expiry over every row, `1.00`;
  * - `bff.grants.expiries`, `bff.grants.calls`, `bff.grants.failed`, `bff.grants.reuse`: the totals;
  * - `bff.grants.sessions`: the session counts, `10 and 50`; `bff.grants.rate`: `10 calls/s`;
@@ -28,6 +30,8 @@ export function bffFigures(text, { postgres = true } = {}) {
         [`bff.overhead.${store}.reqs${connections}`, match(cell(overhead, row, 1), /\*\*([\d.]+x)\*\*/)],
         [`bff.overhead.${store}.p50Ratio${connections}`, cell(overhead, row, 2)],
         [`bff.overhead.${store}.added${connections}`, cell(overhead, row, 3)],
+        [`bff.overhead.${store}.bareReqs${connections}`, match(cell(overhead, row, 4), /\*\*([\d.]+x)\*\*/)],
+        [`bff.overhead.${store}.bareAdded${connections}`, cell(overhead, row, 5)],
       );
     }
   }
