@@ -9,7 +9,7 @@ export default defineConfig({
   testDir: '.',
   // real-server.spec.ts has its own configuration (playwright.real.config.ts): it needs the reference server.
   testMatch: 'showcase.spec.ts',
-  outputDir: '../test-results',
+  outputDir: '../test-results/showcase',
   timeout: 60_000,
   expect: { timeout: 15_000 },
   // Each test's page runs its own in-memory backend: nothing is shared, and two at once use both cores.
@@ -17,7 +17,7 @@ export default defineConfig({
   fullyParallel: true,
   retries: 0,
   forbidOnly: !!process.env['CI'],
-  reporter: [['list'], ['html', { open: 'never', outputFolder: '../playwright-report' }]],
+  reporter: [['list'], ['html', { open: 'never', outputFolder: '../playwright-report/showcase' }]],
   use: {
     baseURL: 'http://127.0.0.1:4310',
     trace: 'retain-on-failure',
