@@ -1,6 +1,7 @@
 // The figures of bench/BFF-RESULTS.md that a README may quote, read from the file's text. `npm run
 // bench:bff` checks them on the file it has just written; the READMEs' figures check
-// (projects/ngx-token-refresh/readme/readme-figures.spec-helper.ts) can take them as they are.
+// (projects/ngx-token-refresh/readme/readme-figures.spec-helper.ts) can import them as they are
+// (bff-figures.d.mts gives TypeScript their type).
 
 /**
  * Every figure of `text` (the contents of bench/BFF-RESULTS.md) by key, as a README would write it:
@@ -9,8 +10,9 @@
  *   (the median of the rounds' ratios), `0.45x`; `<store>` is `memory` or `postgres`, C is 1 or 10;
  * - `bff.overhead.<store>.p50Ratio<C>`: median latency through the BFF over direct, `2.10x`;
  * - `bff.overhead.<store>.added<C>`: what the BFF adds to a call's median latency, `0.31 ms`;
- * - `bff.overhead.<store>.bareReqs<C>`, `bff.overhead.<store>.bareAdded<C>`: the same two of the bare
- *   `fetch` proxy, the floor of any proxy built on `fetch`;
+ * - `bff.overhead.<store>.cpu<C>`: the BFF's CPU time per call, `296 µs`;
+ * - `bff.overhead.<store>.bareReqs<C>`, `.bareAdded<C>`, `.bareCpu<C>`: the same of the bare `fetch` proxy,
+ *   the floor of any proxy built on `fetch`;
  * - `bff.grants.perExpiry`: refresh grants per session per expiry over every row, `1.00`;
  * - `bff.grants.expiries`, `bff.grants.calls`, `bff.grants.failed`, `bff.grants.reuse`: the totals;
  * - `bff.grants.sessions`: the session counts, `10 and 50`; `bff.grants.rate`: `10 calls/s`;
@@ -23,8 +25,14 @@ export function bffFigures(text, { postgres = true } = {}) {
   const overhead = section(text, 'BFF / direct');
   const grants = section(text, 'Refresh grants per expiry under load');
   const figures = [];
-  for (const [store, name] of [['memory', 'memory'], ...(postgres ? [['postgres', 'PostgreSQL']] : [])]) {
+  for (const [store, name, label] of [
+    ['memory', 'memory', 'memory store'],
+    ...(postgres ? [['postgres', 'PostgreSQL', 'PostgreSQL store']] : []),
+  ]) {
+    const detail = section(text, label);
     for (const connections of connectionCounts(overhead, name)) {
+      /** The proxy's CPU per call in the store's own table: `296 µs`. */
+      const cpu = (path) => `${pathCell(detail, connections, path, 6)} µs`;
       const row = `${name}, ${connections} connection${connections === '1' ? '' : 's'}`;
       figures.push(
         [`bff.overhead.${store}.reqs${connections}`, match(cell(overhead, row, 1), /\*\*([\d.]+x)\*\*/)],
@@ -32,6 +40,8 @@ export function bffFigures(text, { postgres = true } = {}) {
         [`bff.overhead.${store}.added${connections}`, cell(overhead, row, 3)],
         [`bff.overhead.${store}.bareReqs${connections}`, match(cell(overhead, row, 4), /\*\*([\d.]+x)\*\*/)],
         [`bff.overhead.${store}.bareAdded${connections}`, cell(overhead, row, 5)],
+        [`bff.overhead.${store}.cpu${connections}`, cpu('through the BFF')],
+        [`bff.overhead.${store}.bareCpu${connections}`, cpu('through a bare fetch proxy')],
       );
     }
   }
@@ -69,6 +79,15 @@ function connectionCounts(text, store) {
   const counts = [...text.matchAll(new RegExp(`^\\| ${escape(store)}, (\\d+) connections? `, 'gm'))].map((m) => m[1]);
   if (counts.length === 0) fail(`no overhead row of the ${store} store`);
   return counts;
+}
+
+/** Cell `column` of the row of `connections` and `path` in a store's table of the three paths. */
+function pathCell(text, connections, path, column) {
+  const row = text
+    .split('\n')
+    .map((line) => line.split('|').map((part) => part.trim()))
+    .find((cells) => cells[1] === connections && cells[2] === path);
+  return row?.[column + 1] ?? fail(`no row of ${path} at ${connections} connections`);
 }
 
 /** Cell `column` (0 is the first) of the table row whose first cell is `first`. */

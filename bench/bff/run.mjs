@@ -83,10 +83,15 @@ if (only !== 'overhead') {
 }
 
 const seconds = (performance.now() - began) / 1000;
+// The command as run; the database's address stays out, and the note is written out below anyway.
+const shownArgs = process.argv.slice(2).filter((arg) => !arg.startsWith('--note='));
+const command =
+  `${databaseUrl ? 'DATABASE_URL=<a scratch database> ' : ''}npm run bench:bff` +
+  (shownArgs.length ? ` -- ${shownArgs.join(' ')}` : '');
 const report = [
   '# Backend-for-frontend: load benchmark',
   '',
-  `Written by \`npm run bench:bff${smoke ? ' -- --smoke' : ''}\` on ${new Date().toISOString().slice(0, 10)} ` +
+  `Written by \`${command}\` on ${new Date().toISOString().slice(0, 10)} ` +
     `in ${Math.round(seconds)} s. ${machine}; ${loadavg()[0].toFixed(1)} at the end.` +
     (note ? ` ${note}` : ''),
   '',
