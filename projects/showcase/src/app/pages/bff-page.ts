@@ -174,7 +174,9 @@ export class BffPage {
   }
 
   private callMe(): Observable<CallOutcome> {
-    return this.http.get<{ sub?: string }>('/api/me').pipe(
+    // `no-store`: past the browser's HTTP cache, which would hold back every request of a URL while
+    // one is under way (Chromium's cache lock), and so turn the burst into a queue.
+    return this.http.get<{ sub?: string }>('/api/me', { cache: 'no-store' }).pipe(
       map((body) => ({ status: 200, sub: body.sub })),
       catchError((error: unknown) => {
         const { status, code } = parseApiError(error);
