@@ -35,9 +35,9 @@ test.describe('requests that the BFF refuses with 403, the API never called and 
   test.afterAll(() => otherOrigin.close());
 
   // With `stack`, so that the BFF runs before the sign-in.
-  test.beforeEach(async ({ browser, stack }) => {
+  test.beforeEach(async ({ newContext, stack }) => {
     void stack;
-    context = await browser.newContext();
+    context = await newContext();
     [tab] = await openSignedInTabs(context, 'ada', 1, 1);
   });
 

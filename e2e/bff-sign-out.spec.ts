@@ -6,10 +6,10 @@ import { openSignedInTabs } from './bff/open-signed-in-tabs';
 // sessions in PostgreSQL: the session ends in every tab, at the BFF and at the provider.
 
 test('signing out in one of three tabs ends the session in all three, deletes it, and revokes the grant at the provider', async ({
-  browser,
+  newContext,
   stack,
 }) => {
-  const context = await browser.newContext();
+  const context = await newContext();
   const tabs = await openSignedInTabs(context, 'ada', 3, 2);
   const [signingOut, ...others] = tabs;
   const sessionsBefore = await sessionCount(stack.query);

@@ -12,10 +12,10 @@ import { recordResponses } from './bff/record-responses';
 // each tab are searched for every token value the provider ever issued (its issued-tokens hook).
 
 test("no access, refresh or ID token in any response the pages received, nor in the DOM, storage, IndexedDB, caches or the scripts' cookies", async ({
-  browser,
+  newContext,
   stack,
 }) => {
-  const context = await browser.newContext();
+  const context = await newContext();
   const responses = recordResponses(context);
   const mark = stack.balancer.log.length;
   const tabs = await openSignedInTabs(context, 'ada', 3, 4);
@@ -67,10 +67,10 @@ test("no access, refresh or ID token in any response the pages received, nor in 
 });
 
 test('signing out hands the page the ID token only, inside the end-session URL; never an access or refresh token', async ({
-  browser,
+  newContext,
   stack,
 }) => {
-  const context = await browser.newContext();
+  const context = await newContext();
   const [tab] = await openSignedInTabs(context, 'ada', 1);
   const responses = recordResponses(context);
   const mark = stack.balancer.log.length;

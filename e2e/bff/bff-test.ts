@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { test as base } from '@playwright/test';
+import { type BrowserContext, test as base } from '@playwright/test';
 import pg from 'pg';
 
 import {
@@ -35,11 +35,22 @@ export interface BffStack {
 }
 
 /**
- * The tests of the BFF mode, with `stack`: per worker, a schema of its own in DATABASE_URL's database,
+ * The tests of the BFF mode, with `newContext()` (a browser for one user, closed after the test) and
+ * `stack`: per worker, a schema of its own in DATABASE_URL's database,
  * the two instances on it (`serve-bff.ts`, each its own process) and the balancer in front; the provider
  * is the config's web server.
  */
-export const test = base.extend<object, { stack: BffStack }>({
+export const test = base.extend<{ newContext: () => Promise<BrowserContext> }, { stack: BffStack }>({
+  // A browser of its own for each user (its cookies, storage and tabs), closed after the test.
+  newContext: async ({ browser }, use) => {
+    const contexts: BrowserContext[] = [];
+    await use(async () => {
+      const context = await browser.newContext();
+      contexts.push(context);
+      return context;
+    });
+    await Promise.all(contexts.map((context) => context.close()));
+  },
   stack: [
     // eslint-disable-next-line no-empty-pattern
     async ({}, use) => {
