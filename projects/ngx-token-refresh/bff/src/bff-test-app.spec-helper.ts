@@ -287,7 +287,7 @@ export async function newBrowser(): Promise<CookieJar> {
  * userinfo endpoint (Bearer), and answers 401 `invalid_token` when the provider refuses it (at
  * `/api-stub/bare`, a 401 without `WWW-Authenticate`; at `/api-stub/always-401`, whatever the token); then:
  * - `/api-stub/echo...`: 200 JSON `{ sub, method, path, headers, body }` with some headers of its own
- *   (`set-cookie`, `x-api`, `connection: x-hop`, `x-hop`);
+ *   (`set-cookie`, `x-api`, `connection: x-hop`, `x-hop`, and CORS headers for browsers calling it directly);
  * - `/api-stub/gzip`: the same JSON, gzip-compressed, with `content-encoding: gzip`;
  * - `/api-stub/html-error`: 502 with an HTML page;
  * - `/api-stub/forbidden`: 403 with `WWW-Authenticate: Bearer error="insufficient_scope"`;
@@ -335,6 +335,8 @@ async function startApi(issuer: () => string) {
           'x-api': 'yes',
           connection: 'x-hop',
           'x-hop': 'hop-by-hop',
+          'access-control-allow-origin': '*',
+          'access-control-expose-headers': 'x-api',
         });
         res.end(echo);
       }

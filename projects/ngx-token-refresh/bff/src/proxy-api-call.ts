@@ -37,7 +37,8 @@ const DROPPED_REQUEST_HEADERS = new Set([
 /**
  * Response headers that stay at the BFF: cookies of the API (the browser's cookie jar for this site is
  * the BFF's), and `content-encoding` and `content-length`, which describe the body as it came over the
- * wire, while fetch hands it over decoded: relayed, they would corrupt it.
+ * wire, while fetch hands it over decoded: relayed, they would corrupt it. So do the API's CORS headers
+ * (`access-control-*`, see {@link relay}).
  */
 const DROPPED_RESPONSE_HEADERS = new Set([
   ...HOP_BY_HOP,
@@ -151,6 +152,11 @@ function keptHeaders(headers: Headers, dropped: ReadonlySet<string>): Headers {
 /** The API's answer for the page: its status, body and headers, minus those that stay here. */
 function relay({ response }: ApiAnswer): Response {
   const headers = keptHeaders(response.headers, DROPPED_RESPONSE_HEADERS);
+  // The API's CORS policy is for pages that call its origin. Relayed, it would be the app's: an API
+  // answering `Access-Control-Allow-Origin: *` would open the app's own origin to every site's scripts.
+  for (const name of [...headers.keys()]) {
+    if (name.startsWith('access-control-')) headers.delete(name);
+  }
   // The answer was made for this user's token: no shared cache may keep it unless the API said so.
   if (!headers.has('cache-control')) headers.set('cache-control', 'private, no-store');
   const body = NULL_BODY_STATUSES.has(response.status) ? null : response.body;
