@@ -38,6 +38,8 @@ test("no access, refresh or ID token in any response the pages received, nor in 
   // The first tab signed out, then signed in, and the two others.
   expect(bodiesOf('/bff/session').length).toBe(4);
   expect(bodiesOf('/bff/callback')[0]).toContain('http-equiv="refresh"');
+  // The API's CORS headers stayed at the BFF: the app's origin opens itself to no other site's scripts.
+  expect(appAnswers.filter(({ answer }) => /^access-control-/im.test(answer!.headers))).toEqual([]);
   // Every response Chromium received, the provider's pages included, with whatever body it kept.
   const received = await responses.settled();
   expect(received.some(({ url, body }) => url.startsWith(`${PROVIDER_ISSUER}/interaction/`) && body)).toBe(true);
