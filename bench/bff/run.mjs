@@ -157,7 +157,8 @@ function overheadSection(engines) {
       'turns (ABC, BCA, CAB, ...)' +
       (OVERHEAD.warmUpSeconds ? `, after ${OVERHEAD.warmUpSeconds} s of each not counted` : '') +
       "; latencies are each answer's, as autocannon timed it; CPU is per call, of the API's process (provider " +
-      "and stub) and of the proxy's.",
+      "and stub) and of the proxy's, at each path's own rate (a process that waits between calls spends more on " +
+      'each).',
     '',
   ];
   const ratios = [];
@@ -213,7 +214,8 @@ function grantsSection(rows) {
       "both. Counted from the first call to the last answer: the provider's refresh grants, refusals, reuse " +
       "and revocations (its own events), the API's 401s, and the expiries from the tokens the API saw " +
       '(a token replaced once due; "token life": from its first call to its successor\'s). "Late": how far ' +
-      "the load's schedule fell behind at worst.",
+      "the load's schedule fell behind at worst. The latencies are those of calls spaced in time, which wake " +
+      'idle processes on a shared machine: longer than in the closed loop above.',
     '',
     '| setup | calls | failed | expiries | refresh grants | grants per expiry | premature | reuse detected | ' +
       'refresh failures | revoked | API 401 | token life s | p50 ms | p99 ms | late ms |',
