@@ -62,8 +62,8 @@ const MAX_BURST = 50;
             </p>
           }
           <p class="muted">
-            The server signed you in at the identity provider and keeps the access and refresh tokens. Scripts on this
-            page, whatever they are, can read neither: there is nothing to steal here.
+            The sign-in happens on the server, which keeps the access and refresh tokens and calls the API with them.
+            Scripts on this page, whatever they are, can read neither: there is nothing to steal here.
           </p>
         </mat-card-content>
       </mat-card>
