@@ -2,16 +2,16 @@
 // ngx-token-refresh/bff, on loopback only and bounded in time. Three kinds of process: this one (the
 // load), the BFF (createBff from the library's source through tsx, on node:http), and the provider
 // (the e2e harness's oidc-provider, strict rotation) with the API stub. Two parts:
-// - the proxy's overhead: one API call made directly with a bearer token and through the BFF with the
-//   session cookie, at the same connections, in alternating rounds (a ratio in one run); memory store,
-//   and PostgreSQL when DATABASE_URL is set;
+// - the proxy's overhead: one API call made directly with a bearer token, through a bare fetch proxy (the
+//   floor of any proxy on fetch) and through the BFF with the session cookie, at the same connections, in
+//   rotating rounds (a ratio in one run); memory store, and PostgreSQL when DATABASE_URL is set;
 // - refresh grants per expiry: N sessions x M calls/s (an open loop) with short-lived access tokens over
 //   several expiries, counting the provider's grants; one instance on the memory store, and two
 //   instances on one PostgreSQL when DATABASE_URL is set (calls alternate between them).
 // It writes a Markdown report, checks that its figures parse (bff-figures.mjs), and exits 1 when a
 // call failed or a grant went wrong (reuse, a refresh failure, a grant that no expiry needed).
 //
-//   --smoke              about 12 s, for CI: the overhead on the memory store, 1 round of 1 s at 10 connections;
+//   --smoke              about 10 s, for CI: the overhead on the memory store, 1 round of 1 s at 10 connections;
 //                        2 sessions for 5 s on one instance and the memory store, or with DATABASE_URL on two
 //                        instances and PostgreSQL
 //   --out=<file>         where to write (default bench/BFF-RESULTS.md; --smoke: test-results/bench-bff-smoke.md)
