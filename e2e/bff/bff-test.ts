@@ -36,9 +36,9 @@ export interface BffStack {
 
 /**
  * The tests of the BFF mode, with `newContext()` (a browser for one user, closed after the test) and
- * `stack`: per worker, a schema of its own in DATABASE_URL's database,
- * the two instances on it (`serve-bff.ts`, each its own process) and the balancer in front; the provider
- * is the config's web server.
+ * `stack`: per worker, a schema of its own in DATABASE_URL's database, the two instances on it
+ * (`serve-bff.ts`, each its own process) and the balancer in front; the provider is the config's web
+ * server.
  */
 export const test = base.extend<{ newContext: () => Promise<BrowserContext> }, { stack: BffStack }>({
   // A browser of its own for each user (its cookies, storage and tabs), closed after the test.
