@@ -11,7 +11,8 @@ import { type OtherOrigin, startOtherOrigin } from './bff/start-other-origin';
 // them without the x-csrf header. Their requests are read where they arrive (the balancer's log: what
 // Chromium sent, and what the BFF answered), and the API (the provider's userinfo) must not be called.
 // Chromium's sites: 127.0.0.1 and localhost are two (hosts differ), 127.0.0.1:4330 and 127.0.0.1:4406
-// are one (ports do not count), so the SameSite=Strict cookie goes with the second's requests only.
+// are one (ports do not count); so the SameSite=Strict session cookie goes with the requests of a page
+// on 127.0.0.1:4406, never with those of a page on localhost:4406.
 
 /** Where the pages of other origins are served. */
 const OTHER_PORT = 4406;
