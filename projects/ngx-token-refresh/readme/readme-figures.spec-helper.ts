@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { bffFigures } from '../../../bench/bff/bff-figures.mjs';
 import { ROOT } from './readme-code.spec-helper';
 
 // The READMEs quote measurements between markers, `<!-- results:bench.burst.ours.n10000 -->258 ms<!-- /results -->`;
@@ -43,11 +44,40 @@ export function fillFigures(text: string, figures: ReadonlyMap<string, string>):
 
 /**
  * Every figure the READMEs may quote, by key, as the README writes it, read from bench/results/results.json
- * (written by `npm run bench`, which renders bench/RESULTS.md from it) and bench/SERVER-RESULTS.md
- * (written by `npm run bench:server`, which keeps no other record). Throws when a figure is missing.
+ * (written by `npm run bench`, which renders bench/RESULTS.md from it), bench/SERVER-RESULTS.md
+ * (written by `npm run bench:server`, which keeps no other record) and bench/BFF-RESULTS.md (`npm run
+ * bench:bff`). Throws when a figure is missing.
  */
 export function readFigures(): Map<string, string> {
-  return new Map([...benchFigures(), ...serverFigures()]);
+  return new Map([...benchFigures(), ...serverFigures(), ...quotedBffFigures()]);
+}
+
+// --- bench/BFF-RESULTS.md ----------------------------------------------------------------------------
+
+/**
+ * The figures of bench/BFF-RESULTS.md (written by `npm run bench:bff`, read by its own bff-figures.mjs)
+ * that the READMEs quote; the file has more (every store and connection count), which stay there.
+ */
+const QUOTED_BFF_FIGURES = [
+  'bff.overhead.memory.added1',
+  'bff.overhead.postgres.added1',
+  'bff.overhead.memory.cpu10',
+  'bff.overhead.memory.bareCpu10',
+  'bff.overhead.memory.reqs10',
+  'bff.overhead.memory.bareReqs10',
+  'bff.grants.perExpiry',
+  'bff.grants.sessions',
+  'bff.grants.rate',
+  'bff.grants.ttl',
+  'bff.grants.expiries',
+  'bff.grants.calls',
+  'bff.grants.failed',
+  'bff.grants.reuse',
+];
+
+function quotedBffFigures(): [string, string][] {
+  const figures = new Map(bffFigures(readFileSync(join(ROOT, 'bench/BFF-RESULTS.md'), 'utf8')));
+  return QUOTED_BFF_FIGURES.map((key) => [key, figures.get(key) ?? fail(`no figure ${key} in bench/BFF-RESULTS.md`)]);
 }
 
 // --- bench/results/results.json --------------------------------------------------------------------
