@@ -97,16 +97,18 @@ describe('malformed answers of the provider', { timeout: 60_000 }, () => {
   }
 
   for (const { name, fault: answer, message } of FAULTS) {
-    it(`answers a sign-in whose code grant gets ${name} with a clear error, and makes no session`, async () => {
+    it(`sends a sign-in whose code grant gets ${name} back to the app with bffError, warns clearly, and makes no session`, async () => {
       const sessions = app.store.created.length;
       const warnings = app.warnings.length;
       fault = { path: '/token', grant: 'authorization_code', answer };
       const walk = await signInPage(app);
-      const { error } = JSON.parse(walk.body ?? '') as { error: { code: string; message: string } };
-      assert.equal(walk.status, name.includes('invalid_client') ? 400 : 503);
-      assert.match(error.message, message);
+      const code = name.includes('invalid_client') ? 'SignInFailed' : 'ProviderUnavailable';
+      assert.equal(`${walk.url.pathname}${walk.url.search}`, `/account?bffError=${code}`);
+      assert.equal(walk.body, "<!doctype html><title>app</title><p>the app's page /account</p>");
       assert.equal(app.store.created.length, sessions);
-      assert.match(app.warnings.slice(warnings).join('\n'), /a sign-in failed: the provider/);
+      const warned = app.warnings.slice(warnings).join('\n');
+      assert.match(warned, /a sign-in failed: the provider/);
+      assert.match(warned, message);
     });
   }
 
@@ -136,8 +138,8 @@ describe('malformed answers of the provider', { timeout: 60_000 }, () => {
   });
 });
 
-/** A sign-in walked to its end: the callback's answer, when it failed. */
+/** A sign-in walked to its end: the app's page where the browser lands, after the callback failed. */
 async function signInPage(app: TestApp) {
   const { browseSignIn } = await harnessModule();
-  return browseSignIn(`${app.baseUrl}/bff/login`);
+  return browseSignIn(`${app.baseUrl}/bff/login?returnUrl=%2Faccount`);
 }

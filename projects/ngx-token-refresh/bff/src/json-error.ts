@@ -2,8 +2,8 @@
  * The codes of the BFF's own error answers, in the body `{ error: { code, message } }` that the
  * service contract uses (`parseApiError` in the browser reads it):
  *
- * - 400 `InvalidRequest`: a sign-in's `returnUrl` off this site, a callback without its sign-in or with
- *   another state; 400 `SignInFailed`: the provider refused the sign-in (the user cancelled, say).
+ * - 400 `InvalidRequest`: a sign-in's `returnUrl` off this site. (A failed callback is no JSON error:
+ *   it goes back to the app with `bffError`, see `signInFailure`.)
  * - 401 `NoSession`: the request has no session cookie; `SessionEnded`: it has one, but the session is
  *   over (signed out, past a lifetime, or its refresh token refused); the cookie is cleared.
  * - 403 `CsrfRefused`: no `x-csrf: 1`, or a request of another site.
@@ -15,7 +15,6 @@
  */
 export type BffErrorAnswerCode =
   | 'InvalidRequest'
-  | 'SignInFailed'
   | 'NoSession'
   | 'SessionEnded'
   | 'CsrfRefused'

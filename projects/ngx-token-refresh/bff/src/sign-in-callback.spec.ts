@@ -77,57 +77,104 @@ describe('GET /bff/callback', () => {
     assert.notEqual(app.store.created.at(-1)?.key, first.session.key);
   });
 
-  it('refuses an answer whose state is not the one of this browser, and spends no code', async () => {
+  it('sends a browser back to returnUrl with bffError=InvalidRequest when the state is not its own, and spends no code', async () => {
     const { walk, callback } = await untilCallback(app);
     const forged = new URL(callback);
     forged.searchParams.set('state', 'x'.repeat(43));
     const grants = app.provider.stats().codeGrants;
     const sessions = app.store.created.length;
     const response = await walk.cookies.fetch(forged);
-    assert.equal(response.status, 400);
-    assert.deepEqual(await response.json(), {
-      error: {
-        code: 'InvalidRequest',
-        message: "This answer does not belong to this browser's sign-in (state or iss).",
-      },
-    });
+    assertBackToApp(response, '/account?bffError=InvalidRequest');
+    assert.equal(await response.text(), '');
     assert.deepEqual(response.headers.getSetCookie(), [
       '__Host-bff-login=; Path=/; Secure; HttpOnly; SameSite=Lax; Max-Age=0',
     ]);
+    assert.deepEqual(walk.cookies.list(app.baseUrl), []);
     assert.equal(app.provider.stats().codeGrants, grants);
     assert.equal(app.store.created.length, sessions);
   });
 
-  it('refuses a callback in a browser that started no sign-in (a code planted by another site)', async () => {
+  it('sends a browser that started no sign-in (a code planted by another site) to / with bffError=InvalidRequest', async () => {
     const { callback } = await untilCallback(app);
     const grants = app.provider.stats().codeGrants;
     const response = await (await newBrowser()).fetch(callback);
-    assert.equal(response.status, 400);
-    const { error } = (await response.json()) as { error: { code: string; message: string } };
-    assert.equal(error.code, 'InvalidRequest');
-    assert.match(error.message, /No sign-in is under way in this browser .* start again at \/bff\/login/);
+    assertBackToApp(response, '/?bffError=InvalidRequest');
     assert.equal(app.provider.stats().codeGrants, grants);
   });
 
-  it('answers the same callback only once', async () => {
+  it('answers the same callback only once: a replay goes to / with bffError=InvalidRequest', async () => {
     const { walk, callback } = await untilCallback(app);
     assert.equal((await walk.cookies.fetch(callback)).status, 200);
-    assert.equal((await walk.cookies.fetch(callback)).status, 400);
+    assertBackToApp(await walk.cookies.fetch(callback), '/?bffError=InvalidRequest');
   });
 
-  it("says SignInFailed when the provider did not sign the user in (the user said no), naming the provider's error", async () => {
+  it("passes the provider's OAuth error on as bffErrorReason (the user pressed Cancel), nothing else of its answer", async () => {
     const { walk, callback } = await untilCallback(app);
-    const refused = new URL(`${app.baseUrl}/bff/callback`);
-    refused.search = new URLSearchParams({
+    const refused = providerAnswer(app, callback, {
       error: 'access_denied',
-      state: callback.searchParams.get('state') ?? '',
-      iss: app.provider.issuer,
-    }).toString();
-    const response = await walk.cookies.fetch(refused);
-    assert.equal(response.status, 400);
-    assert.deepEqual(await response.json(), {
-      error: { code: 'SignInFailed', message: 'The provider did not sign you in (access_denied).' },
+      error_description: '<b>Call 555-0100 to unlock your account</b>',
+      error_uri: 'https://evil.example/help',
     });
+    const response = await walk.cookies.fetch(refused);
+    assertBackToApp(response, '/account?bffError=SignInFailed&bffErrorReason=access_denied');
+    assert.deepEqual(response.headers.getSetCookie(), [
+      '__Host-bff-login=; Path=/; Secure; HttpOnly; SameSite=Lax; Max-Age=0',
+    ]);
+    // The app's page, reached as a browser goes on: the cookie of the failed sign-in is gone.
+    const pages = app.pageRequests.length;
+    const page = await walk.cookies.fetch(new URL(response.headers.get('location') ?? '', app.baseUrl));
+    assert.equal(page.status, 200);
+    assert.deepEqual(app.pageRequests.slice(pages), [{ path: '/account', cookie: '' }]);
+  });
+
+  it("leaves bffErrorReason out when the provider's error is no OAuth error code", async () => {
+    for (const error of ['<script>alert(1)</script>', 'access denied', 'x'.repeat(65), 'é']) {
+      const { walk, callback } = await untilCallback(app);
+      const response = await walk.cookies.fetch(providerAnswer(app, callback, { error }));
+      assertBackToApp(response, '/account?bffError=SignInFailed');
+    }
+  });
+
+  it('answers a callback whose query is garbage or huge with InvalidRequest, and echoes none of it', async () => {
+    const garbage = [
+      `?${'%zz&=&&==;<>"'.repeat(700)}`,
+      `?code=${'A'.repeat(12_000)}`,
+      '?state=a&state=b&error=access_denied',
+      '?error=access_denied',
+    ];
+    for (const query of garbage) {
+      const { walk } = await untilCallback(app);
+      const response = await walk.cookies.fetch(`${app.baseUrl}/bff/callback${query}`);
+      assertBackToApp(response, '/account?bffError=InvalidRequest');
+    }
+  });
+
+  it("keeps returnUrl's own query and fragment as they are, and adds bffError before the fragment", async () => {
+    const { walk, callback } = await untilCallback(app, '/orders/7?page=2&q=a%20b+c&flag&sort="new"#line-3?x=1');
+    const response = await walk.cookies.fetch(providerAnswer(app, callback, { error: 'login_required' }));
+    assertBackToApp(
+      response,
+      '/orders/7?page=2&q=a%20b+c&flag&sort="new"&bffError=SignInFailed&bffErrorReason=login_required#line-3?x=1',
+    );
+  });
+
+  it('replaces a bffError and bffErrorReason that returnUrl has already (a second failed sign-in), however they are encoded', async () => {
+    const { walk, callback } = await untilCallback(
+      app,
+      '/orders?bffError=SignInFailed&page=2&bffErrorReason=access_denied&bff%45rror=x#top',
+    );
+    const forged = new URL(callback);
+    forged.searchParams.set('state', 'x'.repeat(43));
+    assertBackToApp(await walk.cookies.fetch(forged), '/orders?page=2&bffError=InvalidRequest#top');
+  });
+
+  it('percent-encodes the characters of returnUrl that a header cannot carry', async () => {
+    const { walk, callback } = await untilCallback(app, '/café/ü?q=日本 語#ß');
+    const response = await walk.cookies.fetch(providerAnswer(app, callback, { error: 'access_denied' }));
+    assertBackToApp(
+      response,
+      '/caf%C3%A9/%C3%BC?q=%E6%97%A5%E6%9C%AC%20%E8%AA%9E&bffError=SignInFailed&bffErrorReason=access_denied#%C3%9F',
+    );
   });
 });
 
@@ -196,6 +243,28 @@ async function untilCallback(
   });
   assert.ok(walk.stopped, `the walk ended at ${walk.url.href} (${walk.status})`);
   return { walk, callback: walk.url };
+}
+
+/**
+ * Checks that `response` sends the browser back to the app: 303 to `location` (a path of this site),
+ * never cached, and no `Referer` with the callback's URL (it holds the code) to the page.
+ */
+function assertBackToApp(response: Response, location: string): void {
+  assert.equal(response.status, 303);
+  assert.equal(response.headers.get('location'), location);
+  assert.equal(response.headers.get('cache-control'), 'no-store');
+  assert.equal(response.headers.get('referrer-policy'), 'no-referrer');
+}
+
+/** The callback's URL as the provider would send it with `fields`, for the sign-in of `callback`. */
+function providerAnswer(app: TestApp, callback: URL, fields: Record<string, string>): URL {
+  const answer = new URL(`${app.baseUrl}/bff/callback`);
+  answer.search = new URLSearchParams({
+    ...fields,
+    state: callback.searchParams.get('state') ?? '',
+    iss: app.provider.issuer,
+  }).toString();
+  return answer;
 }
 
 function sessionCookieOf(walk: Pick<BrowseResult, 'cookies'>): string {

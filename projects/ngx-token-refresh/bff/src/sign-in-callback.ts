@@ -16,12 +16,12 @@ import type { BffSession } from './bff-session';
 import { createSessionId } from './create-session-id';
 import { describeProviderError } from './describe-provider-error';
 import { type DpopKeyJwks, createDpopKey } from './dpop-key';
-import { jsonError } from './json-error';
 import { type LoginAttempt, clearedLoginCookie, readLoginAttempt } from './login-cookie';
 import { retryOnDpopNonce } from './retry-on-dpop-nonce';
 import { sessionCookie } from './session-cookie';
 import { sessionKey } from './session-key';
 import { sessionTokens } from './session-tokens';
+import { signInFailure } from './sign-in-failure';
 
 /**
  * `GET <basePath>/callback`: the end of a sign-in. Checks the provider's answer against this
@@ -34,16 +34,16 @@ import { sessionTokens } from './session-tokens';
  * cookie back from every request of a redirect chain that a cross-site navigation started. After a
  * page, the next navigation starts on this site, and the first render of `returnUrl` is signed in.
  * The page sends no `Referer` (the callback's URL holds the code) and runs nothing (`default-src 'none'`).
+ *
+ * A failed callback goes back to the app instead, with `bffError` in the query (see `signInFailure`):
+ * a person who pressed Cancel at the provider, or whose sign-in went stale, lands on the app's page,
+ * not on an error body.
  */
 export async function signInCallback(context: BffContext, request: Request): Promise<Response> {
   const attempt = readLoginAttempt(request);
-  if (attempt === null) {
-    return failed(
-      400,
-      'InvalidRequest',
-      `No sign-in is under way in this browser (its login cookie is missing or expired): start again at ${context.options.basePath}/login.`,
-    );
-  }
+  // No sign-in is under way in this browser (its login cookie is missing, expired or not ours): a
+  // stale or replayed callback URL, or a code planted by another site. Nothing says where to go back.
+  if (attempt === null) return signInFailure('/', 'InvalidRequest');
   let tokens: TokenEndpointResponse;
   let dpop: { readonly handle: DPoPHandle; readonly jwks: DpopKeyJwks } | null = null;
   try {
@@ -52,9 +52,11 @@ export async function signInCallback(context: BffContext, request: Request): Pro
     try {
       parameters = validateAuthResponse(server, context.client, new URL(request.url), attempt.state);
     } catch (error) {
+      // The provider's own error (the user cancelled: access_denied) comes after state and iss match:
+      // an answer of another sign-in never gets its error code passed on.
       return error instanceof AuthorizationResponseError
-        ? failed(400, 'SignInFailed', `The provider did not sign you in (${error.error}).`)
-        : failed(400, 'InvalidRequest', "This answer does not belong to this browser's sign-in (state or iss).");
+        ? signInFailure(attempt.returnUrl, 'SignInFailed', error.error)
+        : signInFailure(attempt.returnUrl, 'InvalidRequest');
     }
     if (context.usesDpop(server)) {
       const { keyPair, jwks } = await createDpopKey();
@@ -68,9 +70,10 @@ export async function signInCallback(context: BffContext, request: Request): Pro
     if (!(error instanceof ResponseBodyError) || error.error !== 'invalid_grant') {
       context.options.onWarning(`a sign-in failed: the provider ${reason}`);
     }
-    return error instanceof ResponseBodyError
-      ? failed(400, 'SignInFailed', `The provider refused the sign-in's code: ${reason}.`)
-      : failed(503, 'ProviderUnavailable', `The sign-in could not finish: the provider ${reason}.`);
+    return signInFailure(
+      attempt.returnUrl,
+      error instanceof ResponseBodyError ? 'SignInFailed' : 'ProviderUnavailable',
+    );
   }
 
   const { options } = context;
@@ -140,11 +143,6 @@ function exchangeCode(
       requireIdToken: true,
     });
   });
-}
-
-/** A failed callback: the error, and the login cookie cleared (a sign-in's secrets serve one answer). */
-function failed(status: number, code: 'InvalidRequest' | 'SignInFailed' | 'ProviderUnavailable', message: string) {
-  return jsonError(status, code, message, { 'set-cookie': clearedLoginCookie() });
 }
 
 function escapeHtml(text: string): string {
