@@ -19,7 +19,8 @@ import { signOut } from './sign-out';
  *
  * Routes, under `basePath` (`/bff`):
  * - `GET /bff/login?returnUrl=/path`: to the provider's sign-in, and back to `returnUrl`;
- * - `GET /bff/callback`: the provider's redirect URI (register `<baseUrl>/bff/callback`);
+ * - `GET /bff/callback`: the provider's redirect URI (register `<baseUrl>/bff/callback`); a sign-in
+ *   that fails there goes back to `returnUrl` with `?bffError=<code>` (a navigation, not an API call);
  * - `GET /bff/session`: `{ user, expiresAt, idleExpiresAt }`, no token;
  * - `POST /bff/logout`: `{ endSessionUrl }`, the provider's end-session page;
  * - every path under an `apis` prefix: forwarded to its API with the access token.
