@@ -66,6 +66,20 @@ describe('GET /bff/callback', () => {
     assert.match(home?.cookie ?? '', /__Host-bff-session=[\w-]{43}/);
   });
 
+  it('goes on to returnUrl without the bffError of an earlier failed sign-in, the rest of it as it was', async () => {
+    const { walk, callback } = await untilCallback(
+      app,
+      '/orders?bffError=SignInFailed&page=2&bffErrorReason=access_denied#top',
+    );
+    const page = await (await walk.cookies.fetch(callback)).text();
+    assert.match(page, /<meta http-equiv="refresh" content="0;url=\/orders\?page=2#top">/);
+
+    const { url } = await (
+      await harnessModule()
+    ).browseSignIn(`${app.baseUrl}/bff/login?returnUrl=${encodeURIComponent('/home?bffError=InvalidRequest')}`);
+    assert.equal(url.href, `${app.baseUrl}/home`);
+  });
+
   it('makes a new session id at every sign-in, even when the browser sends the one it holds (session fixation)', async () => {
     const first = await app.signIn('ada');
     const planted = sessionCookieOf(first);

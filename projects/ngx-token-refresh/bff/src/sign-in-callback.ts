@@ -22,6 +22,7 @@ import { sessionCookie } from './session-cookie';
 import { sessionKey } from './session-key';
 import { sessionTokens } from './session-tokens';
 import { signInFailure } from './sign-in-failure';
+import { signInReturnUrl } from './sign-in-return-url';
 
 /**
  * `GET <basePath>/callback`: the end of a sign-in. Checks the provider's answer against this
@@ -112,7 +113,8 @@ export async function signInCallback(context: BffContext, request: Request): Pro
   });
   headers.append('set-cookie', sessionCookie(sessionId, options.absoluteTimeout));
   headers.append('set-cookie', clearedLoginCookie());
-  const target = escapeHtml(attempt.returnUrl);
+  // Signed in now: an earlier failure's bffError in returnUrl would say otherwise.
+  const target = escapeHtml(signInReturnUrl(attempt.returnUrl));
   return new Response(
     `<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=${target}"><title>Signed in</title></head><body><a href="${target}">Continue</a></body></html>`,
     { status: 200, headers },

@@ -1,4 +1,5 @@
 import { clearedLoginCookie } from './login-cookie';
+import { signInReturnUrl } from './sign-in-return-url';
 
 /**
  * Why a sign-in failed at the callback, as the app reads it in `bffError`:
@@ -13,9 +14,6 @@ export type SignInFailureCode = 'SignInFailed' | 'InvalidRequest' | 'ProviderUna
 /** An OAuth error code (`access_denied`, `login_required`...), the only part of the provider's answer passed on. */
 const OAUTH_ERROR_CODE = /^[A-Za-z0-9_.-]{1,64}$/;
 
-/** The query parameters this answer sets; a `returnUrl` that has them already (a second failure) loses its own. */
-const FAILURE_PARAMETERS = new Set(['bffError', 'bffErrorReason']);
-
 /**
  * A failed callback's answer: 303 back to the sign-in's `returnUrl` (`/` when no sign-in of this
  * browser is known) with `bffError=<code>`, and `bffErrorReason=<OAuth error>` when the provider
@@ -25,17 +23,16 @@ const FAILURE_PARAMETERS = new Set(['bffError', 'bffErrorReason']);
  * Why a redirect to the app, not an error: the callback is only ever a top-level navigation back from
  * the provider, so a JSON error there would be the whole page the person sees, with no way on but
  * the Back button. The app gets control back: it says what happened in its own words, or starts a
- * new sign-in. Unlike the successful callback (a page that moves on, so that the
- * `SameSite=Strict` session cookie reaches the next page), a redirect is right here: no session exists
- * whose cookie would be held back in the cross-site redirect chain.
+ * new sign-in. Unlike the successful callback (a page that moves on, so that the `SameSite=Strict`
+ * session cookie reaches the next page), a redirect is right here: no session exists whose cookie
+ * would be held back in the cross-site redirect chain.
  *
  * Nothing else from the callback's URL reaches `Location`: the provider's `error_description` and
  * `error_uri` are text that anyone can put in a link (shown by the app, a phishing message would
- * carry the app's name), and the code must not leak: for that reason the answer also sends no
- * `Referer` onwards.
- * `returnUrl` keeps its own path, query and fragment (characters that a header cannot carry are
- * percent-encoded, as a browser would); it is a path of this site, checked by `/login` and again
- * when the login cookie is read.
+ * carry the app's name), and the code must not leak, which is also why no `Referer` goes onwards.
+ * `returnUrl` keeps its own path, query and fragment, less an earlier failure's parameters (see
+ * `signInReturnUrl`); characters that a header cannot carry are percent-encoded, as a browser would.
+ * It is a path of this site, checked by `/login` and again when the login cookie is read.
  */
 export function signInFailure(returnUrl: string, code: SignInFailureCode, providerError?: string): Response {
   const parameters = [`bffError=${code}`];
@@ -45,43 +42,12 @@ export function signInFailure(returnUrl: string, code: SignInFailureCode, provid
   return new Response(null, {
     status: 303,
     headers: {
-      location: withParameters(returnUrl, parameters),
+      location: headerSafe(signInReturnUrl(returnUrl, parameters)),
       'cache-control': 'no-store',
       'referrer-policy': 'no-referrer',
       'set-cookie': clearedLoginCookie(),
     },
   });
-}
-
-/**
- * `path` with `parameters` (already encoded) at the end of its query, before its fragment. The query
- * is edited as text, not through `URLSearchParams`, which would rewrite the rest of it (`%20` as `+`,
- * `?flag` as `?flag=`) and so change what the app reads.
- */
-function withParameters(path: string, parameters: readonly string[]): string {
-  const hashAt = path.indexOf('#');
-  const beforeHash = hashAt === -1 ? path : path.slice(0, hashAt);
-  const hash = hashAt === -1 ? '' : path.slice(hashAt);
-  const queryAt = beforeHash.indexOf('?');
-  const pathname = queryAt === -1 ? beforeHash : beforeHash.slice(0, queryAt);
-  const query =
-    queryAt === -1
-      ? []
-      : beforeHash
-          .slice(queryAt + 1)
-          .split('&')
-          .filter((part) => part !== '' && !FAILURE_PARAMETERS.has(parameterName(part)));
-  return headerSafe(`${pathname}?${[...query, ...parameters].join('&')}${hash}`);
-}
-
-/** The decoded name of `name=value`, as the app's router reads it (`bff%45rror` is `bffError` too). */
-function parameterName(part: string): string {
-  const name = part.split('=', 1)[0]?.replaceAll('+', ' ') ?? '';
-  try {
-    return decodeURIComponent(name);
-  } catch {
-    return name;
-  }
 }
 
 /**
