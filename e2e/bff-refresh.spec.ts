@@ -30,6 +30,7 @@ test('bursts of three tabs after each expiry make one refresh grant per session,
       intervals: [100],
     })
     .toEqual([]);
+  const firstStarted = Date.now();
   const first = await burstsThrough(stack, tabs);
   expect(first.outcomes.map(({ ok, failed }) => [ok, failed])).toEqual(tabs.map(() => [8, 0]));
   expectOneGrantPerSession(await provider.stats(), 2);
@@ -39,11 +40,22 @@ test('bursts of three tabs after each expiry make one refresh grant per session,
   // still takes for good. Calls on both instances meet the API's 401, and wait for one refresh.
   const unauthorizedBefore = (await provider.stats()).userinfo.unauthorized;
   await provider.expireAccessTokens();
+  const secondStarted = Date.now();
   const second = await burstsThrough(stack, tabs);
   expect(second.outcomes.map(({ ok, failed }) => [ok, failed])).toEqual(tabs.map(() => [8, 0]));
   expectOneGrantPerSession(await provider.stats(), 4);
   expect(second.perInstance.size, `calls per instance: ${[...second.perInstance]}`).toBe(2);
-  expect((await provider.stats()).userinfo.unauthorized - unauthorizedBefore).toBeGreaterThanOrEqual(2);
+  // The tokens of expiry 1 were issued after `firstStarted` and live 4 s, less up to 1 s (the provider
+  // counts whole seconds); the BFF refreshes ahead in their last second. Started within 1.5 s, the
+  // second burst surely meets the API's 401s; on cores busy enough to start it later, the BFF may
+  // refresh ahead instead, which the grant count above judges all the same (the 401 path is proven
+  // deterministically by test:bff's "whose token the API refuses, on two instances").
+  const unauthorized = (await provider.stats()).userinfo.unauthorized - unauthorizedBefore;
+  if (secondStarted - firstStarted <= 1_500) expect(unauthorized).toBeGreaterThanOrEqual(2);
+  test.info().annotations.push({
+    type: 'expiry 2',
+    description: `started ${secondStarted - firstStarted} ms after expiry 1's burst; ${unauthorized} calls met the API's 401`,
+  });
 
   // Every call answered once by the API: a refused one was repeated after the refresh.
   expect((await provider.stats()).userinfo.ok).toBe(2 * 6 * 8);
