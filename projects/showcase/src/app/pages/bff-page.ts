@@ -63,7 +63,8 @@ const MAX_BURST = 50;
           }
           <p class="muted">
             The sign-in happens on the server, which keeps the access and refresh tokens and calls the API with them.
-            Scripts on this page, whatever they are, can read neither: there is nothing to steal here.
+            Scripts on this page, whatever they are, can read neither: there is no token here to steal (a hostile script
+            could still call the API through the BFF while the page is open).
           </p>
         </mat-card-content>
       </mat-card>
