@@ -112,7 +112,7 @@ describe('malformed answers of the provider', { timeout: 60_000 }, () => {
     });
   }
 
-  it('answers a sign-in whose discovery gets an HTML page with 503, and tries the discovery again next time', async () => {
+  it('sends a sign-in whose discovery gets an HTML page back to the app with bffError, warns clearly, and tries the discovery again next time', async () => {
     const fresh = await startTestApp({
       bff: {
         fetch: (input, init) =>
@@ -123,12 +123,12 @@ describe('malformed answers of the provider', { timeout: 60_000 }, () => {
     });
     try {
       fault = { path: '', answer: FAULTS[0]?.fault as Fault };
-      const down = await fetch(`${fresh.baseUrl}/bff/login`, { redirect: 'manual' });
-      assert.equal(down.status, 503);
-      const { error } = (await down.json()) as { error: { message: string } };
+      const down = await fetch(`${fresh.baseUrl}/bff/login?returnUrl=%2Faccount`, { redirect: 'manual' });
+      assert.equal(down.status, 303);
+      assert.equal(down.headers.get('location'), '/account?bffError=ProviderUnavailable');
       assert.match(
-        error.message,
-        /the discovery of http:\/\/localhost:\d+\/ answered 502 \(text\/html\), not an OAuth answer/,
+        fresh.warnings.join('\n'),
+        /a sign-in could not start: the discovery of http:\/\/localhost:\d+\/ answered 502 \(text\/html\), not an OAuth answer/,
       );
       fault = null;
       assert.equal((await fetch(`${fresh.baseUrl}/bff/login`, { redirect: 'manual' })).status, 302);
@@ -136,6 +136,38 @@ describe('malformed answers of the provider', { timeout: 60_000 }, () => {
       await fresh.close();
     }
   });
+
+  for (const [name, endpoint] of [
+    ['no authorization_endpoint', undefined],
+    ['an authorization_endpoint that is no URL', 'auth'],
+  ] as const) {
+    it(`sends a sign-in whose provider metadata has ${name} back to the app with bffError, and warns`, async () => {
+      const fresh = await startTestApp({
+        bff: {
+          fetch: async (input, init) => {
+            const response = await fetch(input, init);
+            if (!String(input).endsWith('/.well-known/openid-configuration')) return response;
+            const metadata = (await response.json()) as Record<string, unknown>;
+            return Response.json({ ...metadata, authorization_endpoint: endpoint });
+          },
+        },
+      });
+      try {
+        const response = await fetch(`${fresh.baseUrl}/bff/login?returnUrl=%2Faccount`, { redirect: 'manual' });
+        assert.equal(response.status, 303);
+        assert.equal(response.headers.get('location'), '/account?bffError=ProviderUnavailable');
+        assert.deepEqual(response.headers.getSetCookie(), [
+          '__Host-bff-login=; Path=/; Secure; HttpOnly; SameSite=Lax; Max-Age=0',
+        ]);
+        assert.match(
+          fresh.warnings.join('\n'),
+          /a sign-in could not start: the provider's metadata has no authorization_endpoint URL/,
+        );
+      } finally {
+        await fresh.close();
+      }
+    });
+  }
 });
 
 /** A sign-in walked to its end: the app's page where the browser lands, after the callback failed. */

@@ -2,8 +2,6 @@
  * The codes of the BFF's own error answers, in the body `{ error: { code, message } }` that the
  * service contract uses (`parseApiError` in the browser reads it):
  *
- * - 400 `InvalidRequest`: a sign-in's `returnUrl` off this site. (A failed callback is no JSON error:
- *   it goes back to the app with `bffError`, see `signInFailure`.)
  * - 401 `NoSession`: the request has no session cookie; `SessionEnded`: it has one, but the session is
  *   over (signed out, past a lifetime, or its refresh token refused); the cookie is cleared.
  * - 403 `CsrfRefused`: no `x-csrf: 1`, or a request of another site.
@@ -12,9 +10,11 @@
  * - 502 `ApiUnavailable`: the API did not answer.
  * - 503 `ProviderUnavailable`: the provider did not answer, or not as it should; the session is kept.
  *   `StoreUnavailable`: the session store failed. `ShuttingDown`: `close()` was called.
+ *
+ * A sign-in that fails, at `/login` or at the callback, is no JSON error: it goes back to the app with
+ * `bffError` (see `signInFailure`).
  */
 export type BffErrorAnswerCode =
-  | 'InvalidRequest'
   | 'NoSession'
   | 'SessionEnded'
   | 'CsrfRefused'

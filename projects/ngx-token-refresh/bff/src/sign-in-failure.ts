@@ -2,12 +2,14 @@ import { clearedLoginCookie } from './login-cookie';
 import { signInReturnUrl } from './sign-in-return-url';
 
 /**
- * Why a sign-in failed at the callback, as the app reads it in `bffError`:
+ * Why a sign-in failed, as the app reads it in `bffError`:
  * - `SignInFailed`: the provider did not sign the user in (the user pressed Cancel: `access_denied`),
  *   or refused the sign-in's code (spent, expired, or a client that the provider does not accept);
- * - `InvalidRequest`: the answer belongs to no sign-in of this browser (no login cookie, another
- *   `state` or `iss`: a replayed or stale callback URL, or a sign-in that took over ten minutes);
- * - `ProviderUnavailable`: the provider did not answer the code grant, or not as OAuth says.
+ * - `InvalidRequest`: at `/login`, a `returnUrl` that is not a path of this site, or too long; at the
+ *   callback, an answer that belongs to no sign-in of this browser (no login cookie, another `state`
+ *   or `iss`: a replayed or stale callback URL, or a sign-in that took over ten minutes);
+ * - `ProviderUnavailable`: the provider did not answer (its discovery at `/login`, the code grant at
+ *   the callback), or not as OAuth says.
  */
 export type SignInFailureCode = 'SignInFailed' | 'InvalidRequest' | 'ProviderUnavailable';
 
@@ -15,24 +17,26 @@ export type SignInFailureCode = 'SignInFailed' | 'InvalidRequest' | 'ProviderUna
 const OAUTH_ERROR_CODE = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /**
- * A failed callback's answer: 303 back to the sign-in's `returnUrl` (`/` when no sign-in of this
- * browser is known) with `bffError=<code>`, and `bffErrorReason=<OAuth error>` when the provider
- * itself said why (`access_denied` when the user cancelled); the login cookie is cleared, since a
- * sign-in's secrets serve one answer.
+ * A failed sign-in's answer, at `/login` or at the callback: 303 back to the sign-in's `returnUrl`
+ * (`/` when it is not known, or not one to go to) with `bffError=<code>`, and
+ * `bffErrorReason=<OAuth error>` when the provider itself said why (`access_denied` when the user
+ * cancelled); the login cookie is cleared, since a sign-in's secrets serve one answer, and a sign-in
+ * that could not start replaces the browser's earlier one as a started one would.
  *
- * Why a redirect to the app, not an error: the callback is only ever a top-level navigation back from
- * the provider, so a JSON error there would be the whole page the person sees, with no way on but
- * the Back button. The app gets control back: it says what happened in its own words, or starts a
- * new sign-in. Unlike the successful callback (a page that moves on, so that the `SameSite=Strict`
- * session cookie reaches the next page), a redirect is right here: no session exists whose cookie
- * would be held back in the cross-site redirect chain.
+ * Why a redirect to the app, not an error: both routes are only ever top-level navigations (`/login`
+ * from the app's `signIn()`, the callback back from the provider), so a JSON error there would be the
+ * whole page the person sees, with no way on but the Back button. The app gets control back: it says
+ * what happened in its own words, or starts a new sign-in. Unlike the successful callback (a page that
+ * moves on, so that the `SameSite=Strict` session cookie reaches the next page), a redirect is right
+ * here: no session exists whose cookie would be held back in the cross-site redirect chain.
  *
  * Nothing else from the callback's URL reaches `Location`: the provider's `error_description` and
  * `error_uri` are text that anyone can put in a link (shown by the app, a phishing message would
  * carry the app's name), and the code must not leak, which is also why no `Referer` goes onwards.
  * `returnUrl` keeps its own path, query and fragment, less an earlier failure's parameters (see
  * `signInReturnUrl`); characters that a header cannot carry are percent-encoded, as a browser would.
- * It is a path of this site, checked by `/login` and again when the login cookie is read.
+ * It must be a path of this site, which `/login` checks (and sends anything else to `/`), and the
+ * callback again when it reads the login cookie.
  */
 export function signInFailure(returnUrl: string, code: SignInFailureCode, providerError?: string): Response {
   const parameters = [`bffError=${code}`];

@@ -57,7 +57,8 @@ describe('GET /bff/login', () => {
     assert.equal(states.size, 3);
   });
 
-  it('refuses a returnUrl off this site (an open redirect), and starts nothing', async () => {
+  it('sends a returnUrl off this site to / with bffError=InvalidRequest (no open redirect), starts nothing, and warns once', async () => {
+    const warnings = app.warnings.length;
     for (const returnUrl of [
       '//evil.example',
       '/\\evil.example',
@@ -68,24 +69,38 @@ describe('GET /bff/login', () => {
       const response = await fetch(`${app.baseUrl}/bff/login?returnUrl=${encodeURIComponent(returnUrl)}`, {
         redirect: 'manual',
       });
-      assert.equal(response.status, 400, returnUrl);
-      assert.equal(response.headers.get('location'), null);
-      assert.deepEqual(response.headers.getSetCookie(), []);
-      assert.deepEqual(await response.json(), {
-        error: { code: 'InvalidRequest', message: 'returnUrl must be a path of this site, such as /account.' },
-      });
+      assert.equal(response.status, 303, returnUrl);
+      assert.equal(response.headers.get('location'), '/?bffError=InvalidRequest', returnUrl);
+      assert.equal(response.headers.get('cache-control'), 'no-store');
+      assert.deepEqual(response.headers.getSetCookie(), [CLEARED_LOGIN_COOKIE]);
     }
+    // Once for the instance: a link crafted elsewhere can be followed any number of times.
+    const warned = app.warnings.slice(warnings);
+    assert.equal(warned.length, 1);
+    assert.match(
+      warned[0] ?? '',
+      /a sign-in was refused \(it went to \/ with bffError=InvalidRequest\): its returnUrl is not a path of this site/,
+    );
+    assert.doesNotMatch(warned[0] ?? '', /evil/);
   });
 
-  it('refuses a returnUrl too long for the login cookie', async () => {
+  it('sends a returnUrl too long for the login cookie to / with bffError=InvalidRequest, and warns once', async () => {
+    const warnings = app.warnings.length;
     const at = (length: number) =>
       fetch(`${app.baseUrl}/bff/login?returnUrl=/${'a'.repeat(length - 1)}`, { redirect: 'manual' });
     assert.equal((await at(2_000)).status, 302);
-    const tooLong = await at(2_001);
-    assert.equal(tooLong.status, 400);
-    assert.deepEqual(await tooLong.json(), {
-      error: { code: 'InvalidRequest', message: 'returnUrl must be at most 2000 characters long.' },
-    });
+    for (let i = 0; i < 2; i++) {
+      const tooLong = await at(2_001);
+      assert.equal(tooLong.status, 303);
+      assert.equal(tooLong.headers.get('location'), '/?bffError=InvalidRequest');
+      assert.deepEqual(tooLong.headers.getSetCookie(), [CLEARED_LOGIN_COOKIE]);
+    }
+    const warned = app.warnings.slice(warnings);
+    assert.equal(warned.length, 1);
+    assert.match(
+      warned[0] ?? '',
+      /a sign-in was refused \(it went to \/ with bffError=InvalidRequest\): its returnUrl is longer than 2000 characters/,
+    );
   });
 
   it('comes back to / without a returnUrl', async () => {
@@ -97,18 +112,30 @@ describe('GET /bff/login', () => {
 });
 
 describe('GET /bff/login with the provider down', () => {
-  it('answers 503 ProviderUnavailable, and works once the provider is back', async () => {
+  it('goes back to returnUrl with bffError=ProviderUnavailable, clears the login cookie, warns, and works once the provider is back', async () => {
     const app = await startTestApp();
     try {
       await app.stopProvider();
-      const down = await fetch(`${app.baseUrl}/bff/login`, { redirect: 'manual' });
-      assert.equal(down.status, 503);
-      const { error } = (await down.json()) as { error: { code: string; message: string } };
-      assert.equal(error.code, 'ProviderUnavailable');
+      const returnUrl = '/orders/7?page=2&bffError=SignInFailed#line-3';
+      const down = await fetch(`${app.baseUrl}/bff/login?returnUrl=${encodeURIComponent(returnUrl)}`, {
+        redirect: 'manual',
+      });
+      assert.equal(down.status, 303);
+      assert.equal(down.headers.get('location'), '/orders/7?page=2&bffError=ProviderUnavailable#line-3');
+      assert.equal(down.headers.get('cache-control'), 'no-store');
+      // An earlier sign-in of this browser ends too, as a sign-in that started would replace it.
+      assert.deepEqual(down.headers.getSetCookie(), [CLEARED_LOGIN_COOKIE]);
       assert.match(
-        error.message,
-        /The sign-in cannot start: the discovery of http:\/\/localhost:\d+\/ did not answer \(ECONNREFUSED\)/,
+        app.warnings.join('\n'),
+        /a sign-in could not start: the discovery of http:\/\/localhost:\d+\/ did not answer \(ECONNREFUSED\)/,
       );
+
+      // What a person sees: the app's page, which can say so.
+      const { url, status, body } = await (await harnessModule()).browseSignIn(`${app.baseUrl}/bff/login`);
+      assert.equal(status, 200);
+      assert.equal(`${url.pathname}${url.search}`, '/?bffError=ProviderUnavailable');
+      assert.equal(body, "<!doctype html><title>app</title><p>the app's page /</p>");
+
       await app.restartProvider();
       assert.equal((await fetch(`${app.baseUrl}/bff/login`, { redirect: 'manual' })).status, 302);
     } finally {
@@ -116,3 +143,5 @@ describe('GET /bff/login with the provider down', () => {
     }
   });
 });
+
+const CLEARED_LOGIN_COOKIE = '__Host-bff-login=; Path=/; Secure; HttpOnly; SameSite=Lax; Max-Age=0';
