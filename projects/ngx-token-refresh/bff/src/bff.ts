@@ -20,7 +20,7 @@ export interface Bff {
    * `apis` prefixes), or resolves `null` for any other, which the server handles as usual (as
    * `AngularNodeAppEngine.handle` does). Rejects only for a bug; the provider's, the store's and the
    * APIs' failures are answered (503, 502), with the body `{ error: { code, message } }`; a sign-in
-   * that fails at `/callback` is redirected back to the app with `?bffError=<code>` instead.
+   * that fails at `/login` or `/callback` is redirected back to the app with `?bffError=<code>` instead.
    */
   handle(request: Request): Promise<Response | null>;
   /**

@@ -18,9 +18,12 @@ import { signOut } from './sign-out';
  * ranks this architecture first.
  *
  * Routes, under `basePath` (`/bff`):
- * - `GET /bff/login?returnUrl=/path`: to the provider's sign-in, and back to `returnUrl`;
+ * - `GET /bff/login?returnUrl=/path`: to the provider's sign-in, and back to `returnUrl`; a sign-in
+ *   that cannot start (the provider down) goes back to `returnUrl` with `?bffError=<code>`, and one
+ *   whose `returnUrl` is off this site to `/`;
  * - `GET /bff/callback`: the provider's redirect URI (register `<baseUrl>/bff/callback`); a sign-in
- *   that fails there goes back to `returnUrl` with `?bffError=<code>` (a navigation, not an API call);
+ *   that fails there goes back to `returnUrl` with `?bffError=<code>` (both routes are navigations,
+ *   not API calls);
  * - `GET /bff/session`: `{ user, expiresAt, idleExpiresAt }`, no token;
  * - `POST /bff/logout`: `{ endSessionUrl }`, the provider's end-session page;
  * - every path under an `apis` prefix: forwarded to its API with the access token.
