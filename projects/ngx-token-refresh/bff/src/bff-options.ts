@@ -102,8 +102,10 @@ export interface BffOptions {
    */
   readonly fetch?: typeof fetch;
   /**
-   * Told about what needs a person's attention but fails no request: a provider that issues no
-   * refresh token, a refresh that went unanswered, a revocation that failed. Default `console.warn`.
+   * Told about what needs a person's attention on the server, where the browser only learns that
+   * something failed (or nothing): a provider that issues no refresh token, a refresh that went
+   * unanswered, a revocation that failed, a sign-in that could not start or finish (the person is sent
+   * back with `bffError`), a `returnUrl` refused (once per kind). Default `console.warn`.
    */
   readonly onWarning?: (message: string) => void;
 }
